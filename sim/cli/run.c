@@ -1,0 +1,182 @@
+/*
+ * `trainsim run FILE`: one job.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "spec/spec.h"
+#include "step/step.h"
+
+void ts_cli_run_help(FILE *f)
+{
+    fprintf(f,
+            "usage: trainsim run FILE [--format table|json|csv] [--trace OUT.json]\n"
+            "                    [--method discrete-event|closed-form]\n"
+            "\n"
+            "Simulate one job file (configs/*.json): one training iteration as a discrete-event\n"
+            "simulation of the pipeline schedule with TP/PP/DP/CP traffic, memory per GPU,\n"
+            "time to train, and (with the job's reliability and cost sections) the whole run with\n"
+            "failures and the bill.\n"
+            "\n"
+            "options:\n"
+            "  --format F     table (default on a terminal), json (default otherwise), csv\n"
+            "  --trace OUT    write a Chrome trace of the iteration (open in ui.perfetto.dev)\n"
+            "  --method M     discrete-event (default) or closed-form (the screening estimate)\n"
+            "\n"
+            "An infeasible job (out of memory) is a result: exit 0 with \"feasible\": false.\n"
+            "\n"
+            "examples:\n"
+            "  trainsim run configs/gpt3-175b-a100.json\n"
+            "  trainsim run configs/validation/korthikanti-175b-seqsel.json --format json\n"
+            "  trainsim run configs/gpt3-175b-a100.json --trace iteration.json\n");
+}
+
+int ts_cli_parse_format(const char *value, enum ts_format *out)
+{
+    for (int i = 0; i < TS_FORMAT_COUNT; i++)
+        if (strcmp(value, ts_format_names[i]) == 0) {
+            *out = (enum ts_format)i;
+            return 0;
+        }
+    fprintf(stderr, "trainsim: --format: \"%s\" is not one of table, json, csv\n", value);
+    return -1;
+}
+
+enum ts_format ts_cli_default_format(void)
+{
+    return isatty(STDOUT_FILENO) ? TS_FORMAT_TABLE : TS_FORMAT_JSON;
+}
+
+int ts_cli_emit(const struct ts_buf *buf, const char *path)
+{
+    if (path) {
+        struct ts_err err;
+        if (ts_file_write_atomic(path, buf->data, buf->len, &err)) {
+            fprintf(stderr, "trainsim: %s\n", err.msg);
+            return err.status;
+        }
+        return TS_OK;
+    }
+    if (fwrite(buf->data, 1, buf->len, stdout) != buf->len || fflush(stdout) != 0) {
+        fprintf(stderr, "trainsim: cannot write to standard output\n");
+        return TS_ERR_RUNTIME;
+    }
+    return TS_OK;
+}
+
+/* Load and validate a job file. */
+static int load_job(const char *file, struct ts_job *job, struct ts_err *err)
+{
+    cJSON *doc;
+    int rc = ts_json_load(file, &doc, err);
+    if (rc)
+        return rc;
+    struct ts_jnode root = ts_jnode_root(doc, file);
+    rc = ts_job_parse(&root, NULL, job, err);
+    cJSON_Delete(doc);
+    return rc;
+}
+
+int ts_cli_run(int argc, char **argv)
+{
+    const char *file = NULL, *trace_path = NULL;
+    enum ts_format format = ts_cli_default_format();
+    enum ts_method method = TS_METHOD_DISCRETE_EVENT;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        bool has_value = i + 1 < argc;
+        if (strcmp(a, "--format") == 0 && has_value) {
+            if (ts_cli_parse_format(argv[++i], &format))
+                return TS_ERR_INPUT;
+        } else if (strcmp(a, "--trace") == 0 && has_value) {
+            trace_path = argv[++i];
+        } else if (strcmp(a, "--method") == 0 && has_value) {
+            const char *mv = argv[++i];
+            if (strcmp(mv, "discrete-event") == 0 || strcmp(mv, "discrete_event") == 0)
+                method = TS_METHOD_DISCRETE_EVENT;
+            else if (strcmp(mv, "closed-form") == 0 || strcmp(mv, "closed_form") == 0)
+                method = TS_METHOD_CLOSED_FORM;
+            else {
+                fprintf(stderr, "trainsim run: --method: \"%s\" is not discrete-event or closed-form\n", mv);
+                return TS_ERR_INPUT;
+            }
+        } else if (a[0] == '-' && a[1] != '\0') {
+            fprintf(stderr, "trainsim run: unknown option or missing value: %s (see trainsim run --help)\n", a);
+            return TS_ERR_INPUT;
+        } else if (!file) {
+            file = a;
+        } else {
+            fprintf(stderr, "trainsim run: one job file at a time (got \"%s\" and \"%s\")\n", file, a);
+            return TS_ERR_INPUT;
+        }
+    }
+    if (!file) {
+        fprintf(stderr, "trainsim run: missing FILE (see trainsim run --help)\n");
+        return TS_ERR_INPUT;
+    }
+    if (trace_path && method != TS_METHOD_DISCRETE_EVENT) {
+        fprintf(stderr, "trainsim run: --trace needs the discrete-event method\n");
+        return TS_ERR_INPUT;
+    }
+
+    struct ts_err err;
+    ts_err_clear(&err);
+    struct ts_job *job = ts_xmalloc(sizeof *job);
+    int rc = load_job(file, job, &err);
+    if (rc) {
+        fprintf(stderr, "trainsim: %s\n", err.msg);
+        free(job);
+        return rc;
+    }
+
+    struct ts_eval_scratch scratch;
+    if (ts_eval_scratch_init(&scratch)) {
+        fprintf(stderr, "trainsim: out of memory\n");
+        free(job);
+        return TS_ERR_RUNTIME;
+    }
+    int p = job->parallel.pp;
+    double *arrays = ts_xcalloc(4 * (size_t)p, sizeof *arrays);
+    struct ts_step_stages stages = {arrays, arrays + p, arrays + 2 * p};
+    double *stage_mem = arrays + 3 * p;
+    struct ts_trace trace;
+    ts_trace_init(&trace);
+    struct ts_iteration it;
+    ts_step_evaluate(job, method, &scratch, &it, method == TS_METHOD_DISCRETE_EVENT ? &stages : NULL,
+                     trace_path ? &trace : NULL);
+    for (int k = 0; k < p; k++) {
+        struct ts_memory m;
+        ts_memory_stage(job, &scratch.compute, k, &m);
+        stage_mem[k] = m.total_bytes;
+    }
+
+    rc = TS_OK;
+    if (trace_path && ts_report_trace_write(trace_path, &trace, job, &err)) {
+        fprintf(stderr, "trainsim: %s\n", err.msg);
+        rc = err.status;
+    }
+    if (rc == TS_OK) {
+        struct ts_run_output out = {file, job, &it,
+                                    method == TS_METHOD_DISCRETE_EVENT ? &stages : NULL, stage_mem};
+        struct ts_buf buf;
+        ts_buf_init(&buf);
+        if (format == TS_FORMAT_TABLE) {
+            ts_report_run_table(&out, &buf);
+        } else if (format == TS_FORMAT_CSV) {
+            ts_report_run_csv(&out, &buf);
+        } else {
+            cJSON *o = ts_report_run_json(&out);
+            ts_report_json_print(o, &buf);
+            cJSON_Delete(o);
+        }
+        rc = ts_cli_emit(&buf, NULL);
+        ts_buf_free(&buf);
+    }
+    ts_trace_free(&trace);
+    free(arrays);
+    ts_eval_scratch_free(&scratch);
+    free(job);
+    return rc;
+}

@@ -1,0 +1,216 @@
+/*
+ * Placement of parallel groups and alpha-beta costs of collectives (see comm.h).
+ */
+#include <math.h>
+#include <string.h>
+
+#include "comm/comm.h"
+
+const char *const ts_coll_names[TS_COLL_COUNT] = {"allreduce", "reducescatter", "allgather",
+                                                  "alltoall", "sendrecv"};
+const char *const ts_algo_names[TS_ALGO_COUNT] = {"ring", "tree", "hierarchical", "nvls", "direct"};
+_Static_assert(TS_COLL_COUNT == 5, "update ts_coll_names");
+_Static_assert(TS_ALGO_COUNT == 5, "update ts_algo_names");
+
+/* ---------------------------------------------------------------- placement */
+
+void ts_comm_group_strided(const struct ts_system *sys, int size, long stride, struct ts_group *g)
+{
+    long D = sys->scale_up.domain_size, G = sys->gpus_per_node;
+    memset(g, 0, sizeof *g);
+    g->size = size;
+    g->stride = stride;
+    /* Members i * stride; those sharing floor(i * stride / D) share a domain. */
+    long in = stride >= D ? 1 : (D + stride - 1) / stride;
+    g->per_domain = (int)(in < size ? in : size);
+    g->domains = (size + g->per_domain - 1) / g->per_domain;
+    long pn = stride >= G ? 1 : (G + stride - 1) / stride;
+    g->per_node = (int)(pn < size ? pn : size);
+    g->nodes = (size + g->per_node - 1) / g->per_node;
+    /* Nodes between the first and the last member, all of which the traffic may cross. */
+    long spread = ((long)(size - 1) * stride) / G + 1;
+    g->crosses_leaf = spread > sys->scale_out.leaf_nodes;
+}
+
+void ts_comm_group(const struct ts_system *sys, const struct ts_parallel *par, enum ts_pdim dim,
+                   struct ts_group *out)
+{
+    int sizes[TS_PDIM_COUNT];
+    sizes[TS_PDIM_TP] = par->tp;
+    sizes[TS_PDIM_CP] = par->cp;
+    sizes[TS_PDIM_DP] = par->dp;
+    sizes[TS_PDIM_PP] = par->pp;
+    long stride = 1;
+    for (int i = 0; i < TS_PDIM_COUNT && par->order[i] != (int)dim; i++)
+        stride *= sizes[par->order[i]];
+    ts_comm_group_strided(sys, sizes[dim], stride, out);
+}
+
+/* ---------------------------------------------------------------- bandwidths */
+
+double ts_comm_up_bandwidth(const struct ts_system *sys, const struct ts_group *g)
+{
+    const struct ts_level *u = &sys->scale_up;
+    double bw = u->bandwidth * u->efficiency;
+    /* A full mesh gives each peer pair one link of bandwidth / (D - 1): a group uses the
+     * links to its own members only. */
+    if (u->topology == TS_UP_MESH && u->domain_size > 1 && g->per_domain < u->domain_size)
+        bw *= (double)(g->per_domain - 1) / (u->domain_size - 1);
+    return bw;
+}
+
+double ts_comm_out_bandwidth(const struct ts_system *sys, const struct ts_group *g)
+{
+    const struct ts_level *o = &sys->scale_out;
+    double bw = o->bandwidth * o->efficiency;
+    if (g->crosses_leaf)
+        bw /= o->oversubscription;
+    return bw;
+}
+
+static int ceil_log2(int n)
+{
+    int k = 0;
+    while ((1 << k) < n)
+        k++;
+    return k;
+}
+
+/* ---------------------------------------------------------------- algorithms */
+
+static void finish(struct ts_coll_cost *c, double up_bw, double out_bw, bool pipelined)
+{
+    c->up_s = c->up_bytes > 0 ? c->up_bytes / up_bw : 0.0;
+    c->out_s = c->out_bytes > 0 ? c->out_bytes / out_bw : 0.0;
+    c->time_s = c->latency_s + (pipelined ? fmax(c->up_s, c->out_s) : c->up_s + c->out_s);
+}
+
+bool ts_comm_collective_algo(const struct ts_system *sys, enum ts_coll coll,
+                             const struct ts_group *g, double S, enum ts_algo algo,
+                             struct ts_coll_cost *out)
+{
+    const struct ts_level *up = &sys->scale_up, *so = &sys->scale_out;
+    int n = g->size, n_in = g->per_domain, n_out = g->domains;
+    double a_up = up->latency, a_out = so->latency;
+    double a_max = n_out > 1 ? fmax(a_up, a_out) : a_up;
+    double up_bw = ts_comm_up_bandwidth(sys, g), out_bw = ts_comm_out_bandwidth(sys, g);
+    struct ts_coll_cost c;
+    memset(&c, 0, sizeof c);
+    c.algo = algo;
+    if (n <= 1 || S <= 0) {
+        *out = c;
+        return algo == TS_ALGO_RING;
+    }
+    bool ar = coll == TS_COLL_ALLREDUCE;
+    bool rs_ag = coll == TS_COLL_REDUCESCATTER || coll == TS_COLL_ALLGATHER;
+    switch (algo) {
+    case TS_ALGO_RING: {
+        if (!ar && !rs_ag)
+            return false;
+        double frac = (ar ? 2.0 : 1.0) * (n - 1) / n;
+        c.latency_s = (ar ? 2.0 : 1.0) * (n - 1) * a_max;
+        c.up_bytes = n_in > 1 ? frac * S : 0.0;
+        c.out_bytes = n_out > 1 ? frac * S / n_in : 0.0;
+        finish(&c, up_bw, out_bw, true);
+        break;
+    }
+    case TS_ALGO_TREE: {
+        if ((!ar && !rs_ag) || n_out < 2)
+            return false;
+        double hops = ceil_log2(n_out) * a_out + (n_in - 1) * a_up;
+        if (ar) {
+            c.latency_s = 2.0 * hops;
+            c.up_bytes = n_in > 1 ? 2.0 * S : 0.0;
+            c.out_bytes = 2.0 * S / n_in;
+        } else {
+            c.latency_s = hops;
+            c.up_bytes = n_in > 1 ? (double)(n - 1) / n * S : 0.0;
+            c.out_bytes = (double)(n - 1) / n * S / n_in;
+        }
+        finish(&c, up_bw, out_bw, true);
+        break;
+    }
+    case TS_ALGO_HIERARCHICAL: {
+        if ((!ar && !rs_ag) || n_in < 2 || n_out < 2)
+            return false;
+        double k = ar ? 2.0 : 1.0;
+        double inter_steps = fmin((double)(n_out - 1), (double)ceil_log2(n_out));
+        c.latency_s = k * ((n_in - 1) * a_up + inter_steps * a_out);
+        c.up_bytes = k * (double)(n_in - 1) / n_in * S;
+        c.out_bytes = k * (double)(n_out - 1) / n_out * S / n_in;
+        finish(&c, up_bw, out_bw, false);
+        break;
+    }
+    case TS_ALGO_NVLS: {
+        if (!ar || n_out != 1 || !up->in_network_reduction || up->topology != TS_UP_SWITCH)
+            return false;
+        /* Each GPU pushes S into the switch, which reduces and multicasts S back. */
+        c.latency_s = 2.0 * a_up;
+        c.up_bytes = S;
+        finish(&c, up->bandwidth * up->reduction_efficiency, out_bw, true);
+        break;
+    }
+    case TS_ALGO_DIRECT: {
+        if (coll != TS_COLL_ALLTOALL && coll != TS_COLL_SENDRECV)
+            return false;
+        if (coll == TS_COLL_SENDRECV) {
+            c.latency_s = a_max;
+            if (n_out > 1)
+                c.out_bytes = S;
+            else
+                c.up_bytes = S;
+        } else {
+            /* Pairwise exchange: S/n to each peer; peers outside the domain go via the NIC. */
+            c.latency_s = (n - 1) * a_max;
+            c.up_bytes = (double)(n_in - 1) / n * S;
+            c.out_bytes = (double)(n - n_in) / n * S;
+        }
+        finish(&c, up_bw, out_bw, true);
+        break;
+    }
+    case TS_ALGO_COUNT:
+        return false;
+    }
+    *out = c;
+    return true;
+}
+
+void ts_comm_collective(const struct ts_system *sys, enum ts_coll coll, const struct ts_group *g,
+                        double bytes, struct ts_coll_cost *out)
+{
+    bool found = false;
+    for (int a = 0; a < TS_ALGO_COUNT; a++) {
+        struct ts_coll_cost c;
+        if (!ts_comm_collective_algo(sys, coll, g, bytes, (enum ts_algo)a, &c))
+            continue;
+        if (!found || c.time_s < out->time_s) {
+            *out = c;
+            found = true;
+        }
+    }
+    TS_ASSERT(found, "no algorithm for %s on %d ranks", ts_coll_names[coll], g->size);
+}
+
+void ts_comm_p2p(const struct ts_system *sys, long distance, double bytes, struct ts_coll_cost *out)
+{
+    struct ts_group g;
+    ts_comm_group_strided(sys, 2, distance, &g);
+    ts_comm_collective(sys, TS_COLL_SENDRECV, &g, bytes, out);
+}
+
+double ts_comm_bus_bandwidth(enum ts_coll coll, int n, double bytes, double time_s)
+{
+    double algbw = bytes / time_s;
+    switch (coll) {
+    case TS_COLL_ALLREDUCE:
+        return algbw * 2.0 * (n - 1) / n;
+    case TS_COLL_REDUCESCATTER:
+    case TS_COLL_ALLGATHER:
+    case TS_COLL_ALLTOALL:
+        return algbw * (n - 1) / n;
+    case TS_COLL_SENDRECV:
+    case TS_COLL_COUNT:
+        break;
+    }
+    return algbw;
+}

@@ -1,0 +1,105 @@
+/*
+ * comm: where communication groups sit on the topology, and how long collectives take.
+ * Pure functions; thread safe.
+ *
+ * Topology: two levels. The scale-up domain (NVLink/NVSwitch, Infinity Fabric; domain_size
+ * GPUs) and the scale-out fabric (InfiniBand/RoCE/EFA; one NIC share per GPU, bandwidth
+ * per GPU per direction). Bandwidths are multiplied by the level's measured efficiency
+ * (nccl-tests bus bandwidth / link rate); scale-out bandwidth is divided by the fabric's
+ * oversubscription once a group spans more nodes than one leaf switch serves.
+ *
+ * Placement: ranks are numbered with the parallel dimensions nested in the job's order
+ * (default tp innermost, then cp, dp, pp: Megatron-LM's order), so a group of dimension X
+ * has stride = product of the sizes of the dimensions inside X. From the stride follow the
+ * group's members per scale-up domain (n_in) and the domains it spans (n_out). All groups of
+ * one kind communicate at the same time (every DP group reduces its gradients together), and
+ * each member drives its own NIC share, so the inter-domain bandwidth of a group is n_in NIC
+ * shares per domain.
+ *
+ * Collectives (alpha-beta model per level, Thakur, Rabenseifner and Gropp, IJHPCA 2005;
+ * Patarasuk and Yuan, JPDC 2009 for rings; NCCL's double binary trees): bytes S is the
+ * all-reduce buffer, the all-gather output, the reduce-scatter input, the all-to-all buffer
+ * of one rank, or the send/recv message.
+ *   ring:          all-reduce 2(n-1) steps moving 2(n-1)/n S per GPU; RS/AG half of that.
+ *                  Steps pay the slowest level's latency; bandwidth is the bottleneck of
+ *                  scale-up and n_in NIC shares.
+ *   tree:          all-reduce by double binary trees between domains and chains inside
+ *                  (NCCL): latency 2 (log2 n_out alpha_out + (n_in - 1) alpha_up); for RS/AG,
+ *                  aggregated trees (NCCL's PAT) with half that latency. Same bandwidth term
+ *                  as the ring.
+ *   hierarchical:  reduce-scatter inside the domain, the collective across domains on S/n_in,
+ *                  all-gather inside (phases in sequence).
+ *   nvls:          in-network reduction inside a switched domain (NVLink SHARP): all-reduce
+ *                  at reduction_efficiency x link rate.
+ * The fastest applicable algorithm is used, as NCCL's tuner does.
+ */
+#ifndef TS_COMM_H
+#define TS_COMM_H
+
+#include "spec/spec.h"
+
+enum ts_coll {
+    TS_COLL_ALLREDUCE,
+    TS_COLL_REDUCESCATTER,
+    TS_COLL_ALLGATHER,
+    TS_COLL_ALLTOALL,
+    TS_COLL_SENDRECV,
+    TS_COLL_COUNT
+};
+extern const char *const ts_coll_names[TS_COLL_COUNT];
+
+enum ts_algo { TS_ALGO_RING, TS_ALGO_TREE, TS_ALGO_HIERARCHICAL, TS_ALGO_NVLS, TS_ALGO_DIRECT,
+               TS_ALGO_COUNT };
+extern const char *const ts_algo_names[TS_ALGO_COUNT];
+
+/* Where one group of a parallel dimension sits. */
+struct ts_group {
+    int size;           // ranks n
+    long stride;        // rank distance between consecutive members
+    int per_domain;     // members inside one scale-up domain (n_in)
+    int domains;        // scale-up domains spanned (n_out)
+    int per_node;       // members inside one node
+    int nodes;          // nodes holding members
+    bool crosses_leaf;  // members sit under more than one leaf switch
+};
+
+/* Group of dimension `dim` under the job's placement order. */
+void ts_comm_group(const struct ts_system *sys, const struct ts_parallel *par, enum ts_pdim dim,
+                   struct ts_group *out);
+
+/* A group of `size` ranks with the given stride (for tests and custom groups). */
+void ts_comm_group_strided(const struct ts_system *sys, int size, long stride, struct ts_group *out);
+
+/* Effective (efficiency-scaled) bandwidths of the two levels for a group, bytes/s per GPU. */
+double ts_comm_up_bandwidth(const struct ts_system *sys, const struct ts_group *g);
+double ts_comm_out_bandwidth(const struct ts_system *sys, const struct ts_group *g);
+
+struct ts_coll_cost {
+    double time_s;      // total
+    enum ts_algo algo;  // fastest algorithm
+    double latency_s;   // the alpha part of time_s
+    double up_bytes;    // bytes each GPU sends over the scale-up level
+    double out_bytes;   // bytes each GPU sends through its NIC share
+    double up_s;        // bandwidth time on scale-up
+    double out_s;       // bandwidth time on scale-out
+};
+
+/* Cost of one collective of `bytes` bytes on group g with the fastest algorithm. A group of
+ * one rank costs nothing. */
+void ts_comm_collective(const struct ts_system *sys, enum ts_coll coll, const struct ts_group *g,
+                        double bytes, struct ts_coll_cost *out);
+
+/* Cost with a given algorithm; returns false if it does not apply to this group (then *out
+ * is untouched). */
+bool ts_comm_collective_algo(const struct ts_system *sys, enum ts_coll coll,
+                             const struct ts_group *g, double bytes, enum ts_algo algo,
+                             struct ts_coll_cost *out);
+
+/* Time of a point-to-point message between two ranks `distance` apart in rank order. */
+void ts_comm_p2p(const struct ts_system *sys, long distance, double bytes, struct ts_coll_cost *out);
+
+/* nccl-tests bus bandwidth of a collective that took `time_s` on n ranks for `bytes`:
+ * algbw x 2(n-1)/n for all-reduce, x (n-1)/n for all-gather / reduce-scatter. */
+double ts_comm_bus_bandwidth(enum ts_coll coll, int n, double bytes, double time_s);
+
+#endif

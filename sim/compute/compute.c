@@ -1,0 +1,501 @@
+/*
+ * Per-op FLOPs, bytes and times of a transformer layer on one GPU (see compute.h).
+ */
+#include <math.h>
+#include <string.h>
+
+#include "compute/compute.h"
+
+/* ---------------------------------------------------------------- kernel timing */
+
+/* What one GPU's kernels run at. */
+struct kern {
+    const struct ts_accel *acc;
+    const struct ts_gemm_curve *curve;  // GEMM efficiency curve of the job's precision
+    double gemm_peak;                   // FLOP/s for GEMMs (the job's precision)
+    double attn_peak;                   // FLOP/s for attention (16-bit even in fp8 jobs)
+    double mem_bw;                      // achieved HBM bytes/s for streaming kernels
+    double gemm_in_bytes;               // bytes per GEMM input element
+    double latency;                     // per-kernel launch cost, s
+};
+
+static void kern_init(struct kern *k, const struct ts_job *job)
+{
+    const struct ts_accel *a = &job->system.accel;
+    enum ts_precision p = job->precision;
+    k->acc = a;
+    k->curve = &a->gemm[p];
+    k->gemm_peak = a->peak_flops[p];
+    /* Attention runs in 16 bits in fp8 recipes (Transformer Engine keeps softmax and the
+     * attention GEMMs in bf16 by default). */
+    k->attn_peak = p == TS_PREC_FP8 || p == TS_PREC_FP32 ? a->peak_flops[TS_PREC_BF16] : k->gemm_peak;
+    if (k->attn_peak <= 0)
+        k->attn_peak = k->gemm_peak;
+    k->mem_bw = a->memory_bandwidth * a->memory_efficiency;
+    k->gemm_in_bytes = p == TS_PREC_FP8 ? 1.0 : p == TS_PREC_FP32 ? 4.0 : 2.0;
+    k->latency = a->kernel_latency;
+}
+
+/* A GEMM (or a batch of `batch` equal GEMMs in one kernel) of M x K times K x N, output
+ * elements of `out_bytes`. Roofline of the shape-dependent compute time and the HBM time. */
+static double gemm(const struct kern *k, struct ts_pass *p, double m, double n, double kk,
+                   double batch, double out_bytes)
+{
+    double flops = 2.0 * m * n * kk * batch;
+    double eff = ts_gemm_curve_eval(k->curve, flops);
+    double t_compute = flops / (k->gemm_peak * eff);
+    double bytes = batch * (k->gemm_in_bytes * (m * kk + kk * n) + out_bytes * m * n);
+    double t_memory = bytes / k->mem_bw;
+    double t = fmax(t_compute, t_memory) + k->latency;
+    p->flops += flops;
+    p->gemm_s += t;
+    p->kernels += 1;
+    return t;
+}
+
+/* An element-wise kernel moving `bytes` through HBM. */
+static double stream(const struct kern *k, struct ts_pass *p, double bytes)
+{
+    double t = bytes / k->mem_bw + k->latency;
+    p->mem_s += t;
+    p->kernels += 1;
+    return t;
+}
+
+/* A fused (flash) attention kernel: `conv_flops` FLOPs by the counting convention (full
+ * square, backward = 2x forward), of which `exec_frac` are executed (causal masking skips
+ * the upper triangle), at `eff` of peak; bounded below by its HBM traffic. */
+static double flash(const struct kern *k, struct ts_pass *p, double conv_flops, double exec_frac,
+                    double eff, double bytes)
+{
+    double t = fmax(conv_flops * exec_frac / (k->attn_peak * eff), bytes / k->mem_bw) + k->latency;
+    p->flops += conv_flops;
+    p->attn_s += t;
+    p->kernels += 1;
+    return t;
+}
+
+static void pass_total(struct ts_pass *p)
+{
+    p->time_s = p->gemm_s + p->attn_s + p->mem_s;
+}
+
+/* ---------------------------------------------------------------- shapes */
+
+struct shape {
+    double b;       // sequences per microbatch
+    double s;       // local sequence length (s / cp)
+    double s_kv;    // keys each query attends to (whole sequence)
+    double T;       // local tokens b s
+    double Tn;      // tokens of norm / dropout / residual kernels (T / tp with sequence parallelism)
+    double h, d, f; // hidden, head dim, MLP width (full)
+    double a_l;     // query heads on this GPU
+    double g_l;     // key/value heads on this GPU (replicated when kv_heads < tp)
+    double f_l;     // MLP width on this GPU
+    double e;       // bytes per activation element
+    double drop;    // 1 if dropout is on
+    int t;          // tensor-parallel size
+    bool sp;
+};
+
+static void shape_init(struct shape *sh, const struct ts_job *job)
+{
+    const struct ts_model *m = &job->model;
+    const struct ts_parallel *p = &job->parallel;
+    int t = p->tp;
+    sh->t = t;
+    sh->sp = p->sequence_parallel && t > 1;
+    sh->b = p->microbatch;
+    sh->s = (double)m->seq_len / p->cp;
+    sh->s_kv = m->seq_len;
+    sh->T = sh->b * sh->s;
+    sh->Tn = sh->sp ? sh->T / t : sh->T;
+    sh->h = m->hidden;
+    sh->d = m->head_dim;
+    sh->f = m->ffn_hidden;
+    sh->a_l = (double)m->heads / t;
+    sh->g_l = m->kv_heads >= t ? (double)m->kv_heads / t : 1.0;
+    sh->f_l = (double)m->ffn_hidden / t;
+    sh->e = job->precision == TS_PREC_FP32 ? 4.0 : 2.0;
+    sh->drop = m->dropout > 0 ? 1.0 : 0.0;
+}
+
+static void tp_comm_set(struct ts_tp_comm *c, const struct shape *sh, int n, bool backward)
+{
+    memset(c, 0, sizeof *c);
+    if (sh->t <= 1)
+        return;
+    c->bytes = sh->T * sh->h * sh->e;
+    if (!sh->sp) {
+        c->allreduce = n;
+    } else {
+        c->allgather = n;
+        c->reducescatter = n;
+        /* Megatron-LM keeps only the sharded layer input under sequence parallelism and
+         * all-gathers it again in backward for the weight gradient, overlapped with the
+         * data-gradient GEMM (Korthikanti et al. sec. 4.2.2). */
+        if (backward)
+            c->hidden_allgather = n;
+    }
+}
+
+/* ---------------------------------------------------------------- one layer */
+
+/* Attention core forward (scores, softmax, dropout, context) into *p. Returns its time. */
+static double attention_fwd(const struct kern *k, const struct shape *sh, bool flash_attn,
+                            struct ts_pass *p)
+{
+    double t0 = p->gemm_s + p->attn_s + p->mem_s;
+    double batch = sh->b * sh->a_l;
+    if (flash_attn) {
+        /* 4 b a s s_kv d: QK^T and PV, full square by convention; causal skips half. With
+         * context parallelism the load-balanced chunks keep the half on every rank. */
+        double flops = 4.0 * batch * sh->s * sh->s_kv * sh->d;
+        double bytes = sh->e * sh->T * (2.0 * sh->a_l + 2.0 * sh->g_l) * sh->d;
+        flash(k, p, flops, 0.5, k->acc->flash_fwd_efficiency, bytes);
+    } else {
+        double elems = batch * sh->s * sh->s_kv;
+        gemm(k, p, sh->s, sh->s_kv, sh->d, batch, sh->e);          // Q K^T
+        stream(k, p, 2.0 * sh->e * elems);                         // fused scale-mask-softmax
+        if (sh->drop > 0)
+            stream(k, p, (2.0 * sh->e + 1.0) * elems);             // dropout (+ 1-byte mask)
+        gemm(k, p, sh->s, sh->d, sh->s_kv, batch, sh->e);          // probabilities x V
+    }
+    return p->gemm_s + p->attn_s + p->mem_s - t0;
+}
+
+static double attention_bwd(const struct kern *k, const struct shape *sh, bool flash_attn,
+                            struct ts_pass *p)
+{
+    double t0 = p->gemm_s + p->attn_s + p->mem_s;
+    double batch = sh->b * sh->a_l;
+    if (flash_attn) {
+        double flops = 8.0 * batch * sh->s * sh->s_kv * sh->d;
+        double bytes = sh->e * sh->T * (4.0 * sh->a_l + 4.0 * sh->g_l) * sh->d;
+        flash(k, p, flops, 0.5, k->acc->flash_bwd_efficiency, bytes);
+    } else {
+        double elems = batch * sh->s * sh->s_kv;
+        gemm(k, p, sh->s, sh->s_kv, sh->d, batch, sh->e);          // dP = dO V^T
+        gemm(k, p, sh->s_kv, sh->d, sh->s, batch, sh->e);          // dV = P^T dO
+        if (sh->drop > 0)
+            stream(k, p, (2.0 * sh->e + 1.0) * elems);             // dropout backward
+        stream(k, p, 3.0 * sh->e * elems);                         // softmax backward
+        gemm(k, p, sh->s, sh->d, sh->s_kv, batch, sh->e);          // dQ = dS K
+        gemm(k, p, sh->s_kv, sh->d, sh->s, batch, sh->e);          // dK = dS^T Q
+    }
+    return p->gemm_s + p->attn_s + p->mem_s - t0;
+}
+
+/* Forward of the whole layer into *p; returns the GEMM time (the TP overlap budget). */
+static double layer_fwd(const struct kern *k, const struct shape *sh, const struct ts_model *m,
+                        bool flash_attn, struct ts_pass *p, double *attn_s)
+{
+    double e = sh->e, T = sh->T, Tn = sh->Tn, h = sh->h;
+    double qkv_n = (sh->a_l + 2.0 * sh->g_l) * sh->d;
+    double g0 = p->gemm_s;
+    stream(k, p, 2.0 * e * Tn * h);                                 // input norm
+    gemm(k, p, T, qkv_n, h, 1, e);                                  // QKV projection
+    if (!m->learned_positions)
+        stream(k, p, 2.0 * e * T * (sh->a_l + sh->g_l) * sh->d);   // rotary embedding on q, k
+    double ga = p->gemm_s;
+    *attn_s = attention_fwd(k, sh, flash_attn, p);
+    double attn_gemm = p->gemm_s - ga;
+    gemm(k, p, T, h, sh->a_l * sh->d, 1, e);                        // output projection
+    stream(k, p, (3.0 * e + sh->drop) * Tn * h);                    // bias-dropout-add
+    stream(k, p, 2.0 * e * Tn * h);                                 // post-attention norm
+    if (m->ffn == TS_FFN_GELU) {
+        gemm(k, p, T, sh->f_l, h, 1, e);                            // fc1
+        stream(k, p, 2.0 * e * T * sh->f_l);                        // bias + GeLU
+    } else {
+        gemm(k, p, T, 2.0 * sh->f_l, h, 1, e);                      // gate + up (fused)
+        stream(k, p, 3.0 * e * T * sh->f_l);                        // SiLU(gate) * up
+    }
+    gemm(k, p, T, h, sh->f_l, 1, e);                                // fc2 / down
+    stream(k, p, (3.0 * e + sh->drop) * Tn * h);                    // bias-dropout-add
+    pass_total(p);
+    return p->gemm_s - g0 - attn_gemm;
+}
+
+static double layer_bwd(const struct kern *k, const struct shape *sh, const struct ts_model *m,
+                        bool flash_attn, struct ts_pass *p, double *attn_s)
+{
+    double e = sh->e, T = sh->T, Tn = sh->Tn, h = sh->h;
+    double qkv_n = (sh->a_l + 2.0 * sh->g_l) * sh->d;
+    double g0 = p->gemm_s;
+    /* Reverse order; each forward GEMM (M x K) (K x N) has a data-gradient GEMM
+     * (M x N)(N x K) and a weight-gradient GEMM (K x M)(M x N). */
+    stream(k, p, (3.0 * e + sh->drop) * Tn * h);                    // residual + dropout grad
+    gemm(k, p, T, sh->f_l, h, 1, e);                                // fc2 dgrad
+    gemm(k, p, sh->f_l, h, T, 1, 4.0);                              // fc2 wgrad (fp32 main grad)
+    if (m->ffn == TS_FFN_GELU) {
+        stream(k, p, 3.0 * e * T * sh->f_l);                        // GeLU backward
+        gemm(k, p, T, h, sh->f_l, 1, e);                            // fc1 dgrad
+        gemm(k, p, h, sh->f_l, T, 1, 4.0);                          // fc1 wgrad
+    } else {
+        stream(k, p, 5.0 * e * T * sh->f_l);                        // SwiGLU backward
+        gemm(k, p, T, h, 2.0 * sh->f_l, 1, e);                      // gate+up dgrad
+        gemm(k, p, h, 2.0 * sh->f_l, T, 1, 4.0);                    // gate+up wgrad
+    }
+    stream(k, p, 3.0 * e * Tn * h);                                 // norm backward
+    stream(k, p, (3.0 * e + sh->drop) * Tn * h);                    // residual + dropout grad
+    gemm(k, p, T, sh->a_l * sh->d, h, 1, e);                        // projection dgrad
+    gemm(k, p, sh->a_l * sh->d, h, T, 1, 4.0);                      // projection wgrad
+    double ga = p->gemm_s;
+    *attn_s = attention_bwd(k, sh, flash_attn, p);
+    double attn_gemm = p->gemm_s - ga;
+    if (!m->learned_positions)
+        stream(k, p, 2.0 * e * T * (sh->a_l + sh->g_l) * sh->d);   // rotary backward
+    gemm(k, p, T, h, qkv_n, 1, e);                                  // QKV dgrad
+    gemm(k, p, h, qkv_n, T, 1, 4.0);                                // QKV wgrad
+    stream(k, p, 3.0 * e * Tn * h);                                 // norm backward
+    pass_total(p);
+    return p->gemm_s - g0 - attn_gemm;
+}
+
+/* Parameters of one layer on a GPU holding `a` query heads, `g` KV heads and MLP width `f`. */
+static double layer_params(const struct ts_model *m, double a, double g, double f)
+{
+    double h = m->hidden, d = m->head_dim;
+    double attn = h * (a + 2.0 * g) * d + a * d * h;
+    double mlp = (m->ffn == TS_FFN_GELU ? 2.0 : 3.0) * h * f;
+    double bias = m->bias ? (a + 2.0 * g) * d + h + f + h : 0.0;
+    double norms = 2.0 * h * (m->bias ? 2.0 : 1.0);
+    return attn + mlp + bias + norms;
+}
+
+static void build_layer(const struct kern *k, const struct shape *sh, const struct ts_job *job,
+                        struct ts_layer_cost *L)
+{
+    const struct ts_model *m = &job->model;
+    const struct ts_parallel *par = &job->parallel;
+    bool fl = par->attention == TS_ATTN_FLASH;
+    memset(L, 0, sizeof *L);
+
+    L->tp_fwd_gemm_s = layer_fwd(k, sh, m, fl, &L->fwd, &L->attn_fwd_s);
+    L->tp_bwd_gemm_s = layer_bwd(k, sh, m, fl, &L->bwd, &L->attn_bwd_s);
+    double unused;
+    switch (par->recompute) {
+    case TS_RECOMPUTE_NONE:
+        break;
+    case TS_RECOMPUTE_SELECTIVE:
+        attention_fwd(k, sh, fl, &L->recompute);
+        pass_total(&L->recompute);
+        break;
+    case TS_RECOMPUTE_FULL:
+        layer_fwd(k, sh, m, fl, &L->recompute, &unused);
+        break;
+    case TS_RECOMPUTE_COUNT:
+        break;
+    }
+
+    tp_comm_set(&L->tp_fwd, sh, 2, false);
+    tp_comm_set(&L->tp_bwd, sh, 2, true);
+    if (par->recompute == TS_RECOMPUTE_FULL)
+        tp_comm_set(&L->tp_recompute, sh, 2, false);
+
+    /* Ring attention (context parallelism): each of the cp - 1 steps passes the local K and
+     * V chunk to the next rank; backward passes K, V and their gradients. */
+    int cp = par->cp;
+    if (cp > 1) {
+        double kv = 2.0 * sh->e * sh->T * sh->g_l * sh->d;
+        L->cp_steps = cp - 1;
+        L->cp_fwd_bytes = kv * (cp - 1);
+        L->cp_bwd_bytes = 2.0 * kv * (cp - 1);
+    }
+
+    L->params = layer_params(m, sh->a_l, sh->g_l, sh->f_l);
+
+    /* Model FLOPs on this GPU: 3x forward, unsharded work divided by tp x cp. */
+    double h = m->hidden, d = m->head_dim, s = m->seq_len;
+    double per_token = 2.0 * h * (m->heads + 2.0 * m->kv_heads) * d   // QKV
+                       + 4.0 * s * m->heads * d                         // scores + context
+                       + 2.0 * m->heads * d * h                         // projection
+                       + (m->ffn == TS_FFN_GELU ? 4.0 : 6.0) * h * m->ffn_hidden;
+    L->model_flops = 3.0 * per_token * sh->b * s / ((double)par->tp * cp);
+
+    /* Stored activations (Korthikanti et al. 2022, sec. 4.1, generalised to GQA, SwiGLU,
+     * flash attention and no dropout). Replicated tensors divide by tp only under sequence
+     * parallelism. */
+    double e = sh->e, T = sh->T, Tn = sh->Tn;
+    double act;
+    if (par->recompute == TS_RECOMPUTE_FULL) {
+        act = e * Tn * h;                                   // the layer input only
+    } else {
+        act = 2.0 * e * Tn * h                              // input norm input, QKV input
+              + e * T * (sh->a_l + 2.0 * sh->g_l) * d       // Q, K, V
+              + e * T * sh->a_l * d                         // projection input (context)
+              + sh->drop * Tn * h                           // attention dropout mask
+              + 2.0 * e * Tn * h                            // second norm input, fc1 input
+              + (m->ffn == TS_FFN_GELU ? 2.0 : 3.0) * e * T * sh->f_l  // MLP activations
+              + sh->drop * Tn * h;                          // MLP dropout mask
+        if (fl)
+            act += 4.0 * sh->b * sh->a_l * sh->s;           // softmax statistics (fp32)
+        else if (par->recompute != TS_RECOMPUTE_SELECTIVE)
+            act += (e + sh->drop * (1.0 + e)) * sh->b * sh->a_l * sh->s * sh->s_kv;  /* softmax
+                                                    output; dropout mask and output */
+    }
+    L->activation_bytes = act;
+}
+
+/* ---------------------------------------------------------------- embedding and output */
+
+static void build_embed(const struct kern *k, const struct shape *sh, const struct ts_job *job,
+                        int vocab_padded, struct ts_head_cost *H)
+{
+    const struct ts_model *m = &job->model;
+    double e = sh->e, T = sh->T, h = sh->h;
+    memset(H, 0, sizeof *H);
+    stream(k, &H->fwd, 2.0 * e * T * h);                            // row gather
+    if (m->learned_positions)
+        stream(k, &H->fwd, 3.0 * e * T * h);                        // + position embedding
+    if (sh->drop > 0)
+        stream(k, &H->fwd, (2.0 * e + 1.0) * sh->Tn * h);           // embedding dropout
+    pass_total(&H->fwd);
+    stream(k, &H->bwd, (e + 8.0) * T * h);                          // scatter-add into fp32 grads
+    if (m->learned_positions)
+        stream(k, &H->bwd, (e + 8.0) * T * h);
+    pass_total(&H->bwd);
+    /* Vocabulary-parallel embedding: partial rows are summed over TP (all-reduce, or
+     * reduce-scatter under sequence parallelism). */
+    if (sh->t > 1) {
+        H->tp_fwd.bytes = T * h * e;
+        if (sh->sp)
+            H->tp_fwd.reducescatter = 1;
+        else
+            H->tp_fwd.allreduce = 1;
+    }
+    H->params = (double)vocab_padded / sh->t * h + (m->learned_positions ? m->seq_len * h : 0.0);
+    H->activation_bytes = sh->drop * sh->Tn * h;
+}
+
+static void build_output(const struct kern *k, const struct shape *sh, const struct ts_job *job,
+                         int vocab_padded, struct ts_head_cost *H)
+{
+    const struct ts_model *m = &job->model;
+    double e = sh->e, T = sh->T, h = sh->h, V_l = (double)vocab_padded / sh->t;
+    memset(H, 0, sizeof *H);
+    stream(k, &H->fwd, 2.0 * e * sh->Tn * h);                       // final norm
+    gemm(k, &H->fwd, T, V_l, h, 1, e);                              // logits
+    /* Vocabulary-parallel cross-entropy in fp32 (Megatron-LM): cast, max, subtract, exp,
+     * sum, normalise: about e + 32 bytes per logit over six kernels. */
+    stream(k, &H->fwd, (e + 8.0) * T * V_l);
+    stream(k, &H->fwd, 4.0 * T * V_l);
+    stream(k, &H->fwd, 8.0 * T * V_l);
+    stream(k, &H->fwd, 8.0 * T * V_l);
+    stream(k, &H->fwd, 4.0 * T * V_l);
+    stream(k, &H->fwd, 8.0 * T * V_l);
+    pass_total(&H->fwd);
+    stream(k, &H->bwd, (4.0 + e) * T * V_l);                        // softmax - one-hot
+    gemm(k, &H->bwd, T, h, V_l, 1, e);                              // logits dgrad
+    gemm(k, &H->bwd, V_l, h, T, 1, 4.0);                            // logits wgrad
+    stream(k, &H->bwd, 3.0 * e * sh->Tn * h);                       // final norm backward
+    pass_total(&H->bwd);
+    if (sh->t > 1) {
+        H->tp_fwd.bytes = H->tp_bwd.bytes = T * h * e;
+        if (sh->sp) {
+            H->tp_fwd.allgather = 1;        // gather the sequence before the logits GEMM
+            H->tp_bwd.reducescatter = 1;
+        } else {
+            H->tp_bwd.allreduce = 1;        // column-parallel input gradient
+        }
+    }
+    H->model_flops = 3.0 * 2.0 * T * h * m->vocab / sh->t;
+    bool own_weights = !m->tied_embeddings || job->parallel.pp > 1;
+    H->params = (own_weights ? V_l * h : 0.0) + h * (m->bias ? 2.0 : 1.0);
+    H->activation_bytes = (e + 4.0) * T * V_l;                      // logits + fp32 softmax
+}
+
+/* ---------------------------------------------------------------- public */
+
+void ts_compute_build(const struct ts_job *job, struct ts_compute *c)
+{
+    struct kern k;
+    struct shape sh;
+    memset(c, 0, sizeof *c);
+    kern_init(&k, job);
+    shape_init(&sh, job);
+    const struct ts_model *m = &job->model;
+    const struct ts_parallel *par = &job->parallel;
+
+    /* Megatron-LM pads the vocabulary to a multiple of 128 x tp
+     * (--make-vocab-size-divisible-by 128). */
+    long mult = 128L * par->tp;
+    c->vocab_padded = (int)(((long)m->vocab + mult - 1) / mult * mult);
+    c->tokens_per_microbatch = (double)par->microbatch * m->seq_len;
+    c->micro_per_pipeline = job->global_batch / (par->dp * par->microbatch);
+
+    build_layer(&k, &sh, job, &c->layer);
+    build_embed(&k, &sh, job, c->vocab_padded, &c->embed);
+    build_output(&k, &sh, job, c->vocab_padded, &c->output);
+
+    c->layer_params_full = layer_params(m, m->heads, m->kv_heads, m->ffn_hidden);
+    c->embed_params_full = (double)m->vocab * m->hidden +
+                           (m->learned_positions ? (double)m->seq_len * m->hidden : 0.0);
+    c->output_params_full = (m->tied_embeddings ? 0.0 : (double)m->vocab * m->hidden) +
+                            m->hidden * (m->bias ? 2.0 : 1.0);
+
+    /* Optimizer step (Adam, mixed precision), HBM bytes per local parameter: read the
+     * gradient, read+write the fp32 master weight and both moments, write the working
+     * weight; plus a gradient-norm pass and zeroing the gradient buffer. */
+    double g = par->fp32_grads || job->precision == TS_PREC_FP32 ? 4.0 : 2.0;
+    double master = job->precision == TS_PREC_FP32 ? 0.0 : 8.0;
+    double w = job->precision == TS_PREC_FP32 ? 8.0 : 2.0;
+    c->optimizer_bytes_per_param = g + master + 16.0 + w + g + g;
+}
+
+double ts_compute_model_flops(const struct ts_job *job, const struct ts_compute *c)
+{
+    const struct ts_model *m = &job->model;
+    double h = m->hidden, d = m->head_dim, s = m->seq_len;
+    double per_token_layer = 2.0 * h * (m->heads + 2.0 * m->kv_heads) * d +
+                             4.0 * s * m->heads * d + 2.0 * m->heads * d * h +
+                             (m->ffn == TS_FFN_GELU ? 4.0 : 6.0) * h * m->ffn_hidden;
+    double per_token = m->layers * per_token_layer + 2.0 * h * m->vocab;
+    (void)c;
+    return 3.0 * per_token * (double)job->global_batch * s;
+}
+
+/* Matmul FLOPs one GPU of `stage` executes per microbatch. */
+static double stage_hw_flops(const struct ts_job *job, const struct ts_compute *c, int stage)
+{
+    const struct ts_layer_cost *L = &c->layer;
+    double f = ts_job_stage_layers(job, stage) * (L->fwd.flops + L->bwd.flops + L->recompute.flops);
+    if (stage == job->parallel.pp - 1)
+        f += c->output.fwd.flops + c->output.bwd.flops;
+    return f;
+}
+
+double ts_compute_hardware_flops(const struct ts_job *job, const struct ts_compute *c)
+{
+    const struct ts_parallel *p = &job->parallel;
+    double per_pipeline = 0.0;
+    for (int st = 0; st < p->pp; st++)
+        per_pipeline += stage_hw_flops(job, c, st);
+    return per_pipeline * c->micro_per_pipeline * (double)p->tp * p->cp * p->dp;
+}
+
+double ts_compute_param_count(const struct ts_job *job, const struct ts_compute *c)
+{
+    return job->model.layers * c->layer_params_full + c->embed_params_full + c->output_params_full;
+}
+
+double ts_compute_stage_params(const struct ts_job *job, const struct ts_compute *c, int stage)
+{
+    double p = ts_job_stage_layers(job, stage) * c->layer.params;
+    if (stage == 0)
+        p += c->embed.params;
+    if (stage == job->parallel.pp - 1)
+        p += c->output.params;
+    return p;
+}
+
+double ts_compute_optimizer_time(const struct ts_job *job, const struct ts_compute *c, int stage)
+{
+    const struct ts_accel *a = &job->system.accel;
+    double local = ts_compute_stage_params(job, c, stage);
+    if (job->parallel.zero >= 1)
+        local /= (double)job->parallel.dp * job->parallel.cp;
+    /* Fused multi-tensor Adam: a handful of kernels. */
+    return local * c->optimizer_bytes_per_param / (a->memory_bandwidth * a->memory_efficiency) +
+           4.0 * a->kernel_latency;
+}

@@ -1,0 +1,142 @@
+/*
+ * compute: what one GPU computes for a transformer, and how long it takes, and how much
+ * memory it holds. Pure functions of a job: no I/O, no globals, thread safe.
+ *
+ * Granularity: one pass (forward, backward or recomputation) of one transformer layer for
+ * one microbatch on one GPU, i.e. on its tensor-parallel shard (t = tp) of its
+ * context-parallel share of the sequence (s / cp). The pipeline simulation multiplies these
+ * by layers per stage and schedules them; the communication module prices the TP/CP traffic
+ * listed here.
+ *
+ * The op list follows Megatron-LM's GPT layer (Narayanan et al. SC21; Korthikanti et al.
+ * 2022, sec. 4): norm, QKV GEMM (grouped-query attention: a query heads, g key/value
+ * heads), attention core (fused flash attention, or QK^T, scale-mask-softmax, dropout and
+ * attention x V), output projection, dropout + residual, norm, MLP (GeLU: 2 GEMMs; SwiGLU: 3
+ * with the gate and up projections fused into one GEMM), dropout + residual. Backward runs
+ * two GEMMs (data gradient, weight gradient) per forward GEMM.
+ *
+ * Times: a GEMM takes max(FLOPs / (peak x efficiency(FLOPs)), bytes / (HBM bandwidth x
+ * memory efficiency)) + kernel latency, with the efficiency curve of the accelerator file
+ * (a roofline with a measured shape efficiency). Element-wise kernels take bytes / (HBM
+ * bandwidth x memory efficiency) + kernel latency. Flash attention runs at the accelerator's
+ * measured flash efficiency (or its roofline, whichever is slower).
+ *
+ * FLOPs: only matrix multiplications are counted, the convention of the papers' formulas
+ * (Narayanan eq. 3, Korthikanti eq. 7-8). Model FLOPs count forward + backward (3x forward)
+ * of the full causal attention square without recomputation; hardware FLOPs add the
+ * recomputed forward work.
+ */
+#ifndef TS_COMPUTE_H
+#define TS_COMPUTE_H
+
+#include "spec/spec.h"
+
+/* Time and work of one pass on one GPU. */
+struct ts_pass {
+    double flops;       // matmul FLOPs executed
+    double gemm_s;      // time in GEMM kernels (incl. the batched attention GEMMs)
+    double attn_s;      // time in fused (flash) attention kernels
+    double mem_s;       // time in element-wise (memory-bound) kernels
+    double time_s;      // gemm_s + attn_s + mem_s (communication excluded)
+    double kernels;     // kernel launches
+};
+
+/* Tensor-parallel (and sequence-parallel) collectives of one pass of one layer. All move
+ * tensors of `bytes` bytes (the full activation, tokens x hidden x element size); ring cost
+ * depends on the kind. */
+struct ts_tp_comm {
+    int allreduce;      // without sequence parallelism: 2 per pass
+    int allgather;      // with sequence parallelism
+    int reducescatter;  // with sequence parallelism
+    int hidden_allgather; // all-gathers that Megatron overlaps with computation (SP backward
+                          //   re-gathers the layer input for the weight gradient)
+    double bytes;       // size of each tensor, bytes
+};
+
+/* One transformer layer on one GPU for one microbatch. */
+struct ts_layer_cost {
+    struct ts_pass fwd;         // forward
+    struct ts_pass bwd;         // backward (without recomputation)
+    struct ts_pass recompute;   // forward work repeated during backward
+    struct ts_tp_comm tp_fwd, tp_bwd, tp_recompute;
+    double tp_fwd_gemm_s;       // forward GEMM time next to the TP collectives (overlap budget)
+    double tp_bwd_gemm_s;       // same for backward
+    double cp_fwd_bytes;        // context-parallel K/V bytes sent per GPU (ring), forward
+    double cp_bwd_bytes;        // backward (K/V again plus their gradients)
+    int cp_steps;               // ring steps (cp - 1)
+    double attn_fwd_s;          // attention core time, forward (hides CP traffic)
+    double attn_bwd_s;          // attention core time, backward
+    double model_flops;         // 3x forward matmul FLOPs (model FLOPs convention)
+    double params;              // parameters on this GPU
+    double activation_bytes;    // activations stored until backward
+};
+
+/* Embedding (first stage) or output layer + loss (last stage) on one GPU, one microbatch. */
+struct ts_head_cost {
+    struct ts_pass fwd, bwd;
+    struct ts_tp_comm tp_fwd, tp_bwd;
+    double model_flops;
+    double params;
+    double activation_bytes;    // held while the microbatch is in flight
+};
+
+struct ts_compute {
+    struct ts_layer_cost layer;     // identical for every layer
+    struct ts_head_cost embed;      // input embedding (first stage)
+    struct ts_head_cost output;     // final norm, logits, cross-entropy (last stage)
+    int vocab_padded;               // vocabulary padded to a multiple of 128 x tp (Megatron-LM)
+    double optimizer_bytes_per_param; // HBM traffic of the optimizer step per local parameter
+    double tokens_per_microbatch;   // sequences x sequence length (whole sequence)
+    int micro_per_pipeline;         // microbatches per iteration m
+    double layer_params_full;       // parameters of one layer, unsharded
+    double embed_params_full;       // word (+ position) embedding, unsharded
+    double output_params_full;      // output projection (0 if tied and pp == 1) + final norm
+};
+
+/* Build the per-GPU costs of a validated job. */
+void ts_compute_build(const struct ts_job *job, struct ts_compute *out);
+
+/* Model FLOPs of one iteration, all GPUs together (no recomputation; causal attention counted
+ * as the full square, as the published MFU formulas do). */
+double ts_compute_model_flops(const struct ts_job *job, const struct ts_compute *c);
+
+/* Hardware FLOPs of one iteration, all GPUs together (with recomputation). */
+double ts_compute_hardware_flops(const struct ts_job *job, const struct ts_compute *c);
+
+/* Total parameters of the model (unsharded, embeddings counted once if tied). */
+double ts_compute_param_count(const struct ts_job *job, const struct ts_compute *c);
+
+/* Time of the optimizer step on one GPU of stage `stage` (memory-bound over the local shard). */
+double ts_compute_optimizer_time(const struct ts_job *job, const struct ts_compute *c, int stage);
+
+/* Parameters held by one GPU of a stage (before any ZeRO sharding). */
+double ts_compute_stage_params(const struct ts_job *job, const struct ts_compute *c, int stage);
+
+/* ---------------------------------------------------------------- memory */
+
+struct ts_memory {
+    double weights_bytes;       // 16-bit (or fp32) weights, after ZeRO-3 sharding
+    double grads_bytes;         // gradient buffers (fp32 main grads by default)
+    double optimizer_bytes;     // fp32 master + Adam moments, after ZeRO-1 sharding
+    double activation_bytes;    // stored activations of the microbatches in flight
+    double output_bytes;        // logits + fp32 softmax of the last stage
+    double buffer_bytes;        // ZeRO-3 gathered-parameter buffers
+    double reserved_bytes;      // context, NCCL and allocator reserve (accelerator file)
+    double total_bytes;
+    double inflight;            // microbatches (layer-chunks) whose activations are held
+};
+
+/* Microbatches held in flight by stage `stage` under the job's schedule, in units of one
+ * full stage's activations (interleaving: chunk-microbatches / v). From Megatron-LM's
+ * warm-up counts: 1F1B holds min(p - stage, m); interleaved holds
+ * min(2 (p - stage - 1) + (v - 1) p + 1, m v) chunks; GPipe holds m. */
+double ts_memory_inflight(const struct ts_job *job, int stage);
+
+/* Memory of one GPU of stage `stage`. */
+void ts_memory_stage(const struct ts_job *job, const struct ts_compute *c, int stage,
+                     struct ts_memory *out);
+
+/* Worst stage: fills *out and returns its index. */
+int ts_memory_worst(const struct ts_job *job, const struct ts_compute *c, struct ts_memory *out);
+
+#endif

@@ -1,0 +1,83 @@
+/*
+ * Memory per GPU of each pipeline stage: weights, gradients and optimizer state by precision
+ * and ZeRO stage (Rajbhandari et al., "ZeRO", SC20, sec. 3-5), activations by the
+ * Korthikanti et al. 2022 accounting times the microbatches the schedule keeps in flight,
+ * the output layer's logits, and the accelerator's reserve.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "compute/compute.h"
+
+double ts_memory_inflight(const struct ts_job *job, int stage)
+{
+    const struct ts_parallel *par = &job->parallel;
+    int p = par->pp, v = par->virtual_stages;
+    long m = job->global_batch / ((long)par->dp * par->microbatch);
+    switch (par->schedule) {
+    case TS_SCHED_GPIPE:
+        return (double)m;
+    case TS_SCHED_1F1B:
+        return (double)(p - stage < m ? p - stage : m);
+    case TS_SCHED_INTERLEAVED: {
+        /* Megatron-LM schedules.py: warm-up forwards of rank r are
+         * 2 (p - r - 1) + (v - 1) p; one more forward runs before the first backward. */
+        long chunks = 2L * (p - stage - 1) + (long)(v - 1) * p + 1;
+        if (chunks > m * v)
+            chunks = m * v;
+        return (double)chunks / v;
+    }
+    case TS_SCHED_COUNT:
+        break;
+    }
+    return 1.0;
+}
+
+void ts_memory_stage(const struct ts_job *job, const struct ts_compute *c, int stage,
+                     struct ts_memory *out)
+{
+    const struct ts_parallel *par = &job->parallel;
+    memset(out, 0, sizeof *out);
+    double shard = (double)par->dp * par->cp;   /* Megatron's distributed optimizer shards over dp x cp */
+    double params = ts_compute_stage_params(job, c, stage);
+    bool fp32 = job->precision == TS_PREC_FP32;
+    double w_bytes = fp32 ? 4.0 : 2.0;
+    double g_bytes = par->fp32_grads || fp32 ? 4.0 : 2.0;
+    double o_bytes = fp32 ? 8.0 : 12.0;         /* (fp32 master +) Adam m and v */
+
+    out->weights_bytes = params * w_bytes / (par->zero >= 3 ? shard : 1.0);
+    out->grads_bytes = params * g_bytes / (par->zero >= 2 ? shard : 1.0);
+    out->optimizer_bytes = params * o_bytes / (par->zero >= 1 ? shard : 1.0);
+    if (par->zero >= 3)
+        out->buffer_bytes = 2.0 * c->layer.params * w_bytes;   /* current + prefetched layer */
+
+    double inflight = ts_memory_inflight(job, stage);
+    out->inflight = inflight;
+    out->activation_bytes = inflight * ts_job_stage_layers(job, stage) * c->layer.activation_bytes;
+    if (stage == 0)
+        out->activation_bytes += inflight * c->embed.activation_bytes;
+    if (stage == par->pp - 1) {
+        /* GPipe runs every forward before any backward, so the last stage holds all logits. */
+        double held = par->schedule == TS_SCHED_GPIPE ? inflight : 1.0;
+        out->output_bytes = held * c->output.activation_bytes;
+    }
+    out->reserved_bytes = job->system.accel.memory_reserved;
+    out->total_bytes = out->weights_bytes + out->grads_bytes + out->optimizer_bytes +
+                       out->buffer_bytes + out->activation_bytes + out->output_bytes +
+                       out->reserved_bytes;
+}
+
+int ts_memory_worst(const struct ts_job *job, const struct ts_compute *c, struct ts_memory *out)
+{
+    int worst = 0;
+    ts_memory_stage(job, c, 0, out);
+    for (int st = 1; st < job->parallel.pp; st++) {
+        struct ts_memory m;
+        ts_memory_stage(job, c, st, &m);
+        if (m.total_bytes > out->total_bytes) {
+            *out = m;
+            worst = st;
+        }
+    }
+    return worst;
+}

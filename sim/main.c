@@ -1,0 +1,75 @@
+/*
+ * trainsim: the command-line front end. Dispatches subcommands from a table, parses their
+ * options, chooses exit codes (0 success, 1 runtime failure, 2 bad usage or input), and
+ * writes outputs. All modelling lives in the library.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+
+static const struct ts_cli_command commands[] = {
+    {"run", "simulate one job: iteration, memory, training time, failures, cost",
+     ts_cli_run, ts_cli_run_help},
+    {"sweep", "search clusters and layouts for the cheapest setup that meets a target",
+     ts_cli_sweep, ts_cli_sweep_help},
+    {"calibrate", "measure this host's GEMMs with OpenBLAS and write an accelerator file",
+     ts_cli_calibrate, ts_cli_calibrate_help},
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "trainsim %s: price large-model training runs before you buy the GPUs.\n"
+            "\n"
+            "usage: trainsim SUBCOMMAND [OPTIONS] [FILE]\n"
+            "       trainsim SUBCOMMAND --help\n"
+            "       trainsim --version\n"
+            "\n"
+            "subcommands:\n",
+            TS_VERSION);
+    for (size_t i = 0; i < TS_ARRAY_LEN(commands); i++)
+        fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f,
+            "\n"
+            "examples:\n"
+            "  trainsim sweep configs/quickstart-sweep.json      cheapest cluster for a target\n"
+            "  trainsim run configs/gpt3-175b-a100.json          one job, as a table\n"
+            "  trainsim run configs/gpt3-175b-a100.json --format json\n"
+            "  trainsim calibrate --out host.json                 measure this CPU's GEMMs\n"
+            "\n"
+            "Catalogue: models/, hardware/accelerators/, hardware/systems/ under %s\n"
+            "(set TRAINSIM_HOME to use another). Exit status: 0 ok, 1 runtime failure, 2 bad input.\n",
+            ts_spec_home());
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return TS_ERR_INPUT;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+        usage(stdout);
+        return TS_OK;
+    }
+    if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0) {
+        printf("trainsim %s\n", TS_VERSION);
+        return TS_OK;
+    }
+    for (size_t i = 0; i < TS_ARRAY_LEN(commands); i++) {
+        if (strcmp(cmd, commands[i].name) != 0)
+            continue;
+        for (int a = 2; a < argc; a++)
+            if (strcmp(argv[a], "--help") == 0 || strcmp(argv[a], "-h") == 0) {
+                commands[i].help(stdout);
+                return TS_OK;
+            }
+        return commands[i].main(argc - 1, argv + 1);
+    }
+    fprintf(stderr, "trainsim: unknown subcommand \"%s\" (try trainsim --help)\n", cmd);
+    return TS_ERR_INPUT;
+}

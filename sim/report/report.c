@@ -1,0 +1,343 @@
+/*
+ * Run reports: JSON (the contract keys), tables, CSV, and Chrome traces.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/report.h"
+
+const char *const ts_format_names[TS_FORMAT_COUNT] = {"table", "json", "csv"};
+_Static_assert(TS_FORMAT_COUNT == 3, "update ts_format_names");
+
+/* ---------------------------------------------------------------- JSON */
+
+static void add_num(cJSON *o, const char *key, double v)
+{
+    cJSON_AddItemToObject(o, key, isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull());
+}
+
+static cJSON *layout_json(const struct ts_job *job, int micro)
+{
+    const struct ts_parallel *p = &job->parallel;
+    cJSON *o = cJSON_CreateObject();
+    add_num(o, "tp", p->tp);
+    add_num(o, "pp", p->pp);
+    add_num(o, "dp", p->dp);
+    add_num(o, "cp", p->cp);
+    add_num(o, "microbatch", p->microbatch);
+    add_num(o, "microbatches", micro);
+    cJSON_AddStringToObject(o, "schedule", ts_schedule_names[p->schedule]);
+    add_num(o, "virtual_stages", p->virtual_stages);
+    cJSON_AddBoolToObject(o, "sequence_parallel", p->sequence_parallel);
+    cJSON_AddStringToObject(o, "recompute", ts_recompute_names[p->recompute]);
+    add_num(o, "zero", p->zero);
+    cJSON_AddBoolToObject(o, "dp_overlap", p->dp_overlap);
+    cJSON_AddBoolToObject(o, "tp_comm_overlap", p->tp_comm_overlap);
+    cJSON_AddStringToObject(o, "attention", ts_attention_names[p->attention]);
+    return o;
+}
+
+cJSON *ts_report_run_json(const struct ts_run_output *r)
+{
+    const struct ts_job *job = r->job;
+    const struct ts_iteration *it = r->it;
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "trainsim_version", TS_VERSION);
+    if (r->file)
+        cJSON_AddStringToObject(o, "job", r->file);
+    cJSON_AddStringToObject(o, "model", job->model.name);
+    cJSON_AddStringToObject(o, "system", job->system.name);
+    cJSON_AddStringToObject(o, "accelerator", job->system.accel.name);
+    add_num(o, "gpus", job->gpus);
+    add_num(o, "nodes", job->nodes);
+    add_num(o, "global_batch", job->global_batch);
+    cJSON_AddStringToObject(o, "precision", ts_precision_names[job->precision]);
+    cJSON_AddStringToObject(o, "method", ts_method_names[it->method]);
+    cJSON_AddBoolToObject(o, "feasible", it->feasible);
+    if (it->feasible)
+        cJSON_AddNullToObject(o, "reason");
+    else
+        cJSON_AddStringToObject(o, "reason", it->reason);
+    add_num(o, "iteration_time_s", it->iteration_s);
+    add_num(o, "tokens_per_s", it->tokens_per_s);
+    add_num(o, "model_flops_per_iteration", it->model_flops);
+    add_num(o, "hardware_flops_per_iteration", it->hardware_flops);
+    add_num(o, "model_tflops_per_gpu", it->model_tflops_per_gpu);
+    add_num(o, "hardware_tflops_per_gpu", it->hardware_tflops_per_gpu);
+    add_num(o, "mfu", it->mfu);
+    add_num(o, "hfu", it->hfu);
+    add_num(o, "bubble_fraction", it->bubble_fraction);
+    add_num(o, "memory_per_gpu_bytes", it->memory.total_bytes);
+    add_num(o, "memory_capacity_bytes", it->memory_capacity_bytes);
+    add_num(o, "parameters", it->params);
+    if (job->has_training) {
+        add_num(o, "tokens", job->training.tokens);
+        add_num(o, "iterations", it->iterations);
+        add_num(o, "time_to_train_s", it->time_to_train_s);
+    }
+    cJSON_AddItemToObject(o, "layout", layout_json(job, (int)(job->global_batch /
+                                                               (job->parallel.dp * job->parallel.microbatch))));
+
+    cJSON *mem = cJSON_CreateObject();
+    add_num(mem, "stage", it->memory_stage);
+    add_num(mem, "weights_bytes", it->memory.weights_bytes);
+    add_num(mem, "gradients_bytes", it->memory.grads_bytes);
+    add_num(mem, "optimizer_bytes", it->memory.optimizer_bytes);
+    add_num(mem, "activations_bytes", it->memory.activation_bytes);
+    add_num(mem, "output_bytes", it->memory.output_bytes);
+    add_num(mem, "buffers_bytes", it->memory.buffer_bytes);
+    add_num(mem, "reserved_bytes", it->memory.reserved_bytes);
+    add_num(mem, "microbatches_in_flight", it->memory.inflight);
+    cJSON_AddItemToObject(o, "memory", mem);
+
+    const struct ts_step_result *s = &it->step;
+    cJSON *t = cJSON_CreateObject();
+    add_num(t, "critical_stage", s->critical_stage);
+    add_num(t, "compute_s", s->compute_s);
+    add_num(t, "exposed_tp_cp_s", s->exposed_tp_s);
+    add_num(t, "exposed_pp_s", s->exposed_pp_s);
+    add_num(t, "exposed_dp_s", s->exposed_dp_s);
+    add_num(t, "optimizer_s", s->optimizer_s);
+    add_num(t, "tail_s", s->tail_s);
+    add_num(t, "pipeline_s", s->pipeline_s);
+    add_num(t, "events", (double)s->events);
+    cJSON_AddItemToObject(o, "time_breakdown", t);
+
+    if (r->stages && r->stages->busy_s) {
+        cJSON *arr = cJSON_CreateArray();
+        for (int k = 0; k < job->parallel.pp; k++) {
+            cJSON *st = cJSON_CreateObject();
+            add_num(st, "stage", k);
+            add_num(st, "layers", ts_job_stage_layers(job, k));
+            add_num(st, "busy_s", r->stages->busy_s[k]);
+            if (r->stages->idle_s)
+                add_num(st, "idle_s", r->stages->idle_s[k]);
+            if (r->stages->end_s)
+                add_num(st, "end_s", r->stages->end_s[k]);
+            if (r->stage_memory_bytes)
+                add_num(st, "memory_bytes", r->stage_memory_bytes[k]);
+            cJSON_AddItemToArray(arr, st);
+        }
+        cJSON_AddItemToObject(o, "stages", arr);
+    }
+    return o;
+}
+
+void ts_report_json_print(const cJSON *obj, struct ts_buf *out)
+{
+    char *text = cJSON_Print(obj);
+    TS_ASSERT(text != NULL, "out of memory printing JSON");
+    /* cJSON indents with tabs; two spaces read better and diff the same. */
+    for (const char *p = text; *p; p++) {
+        if (*p == '\t')
+            ts_buf_append(out, "  ", 2);
+        else
+            ts_buf_append(out, p, 1);
+    }
+    ts_buf_append(out, "\n", 1);
+    free(text);
+}
+
+/* ---------------------------------------------------------------- CSV */
+
+static void csv_field(struct ts_buf *out, const char *s)
+{
+    bool quote = strpbrk(s, ",\"\n") != NULL;
+    if (!quote) {
+        ts_buf_append(out, s, strlen(s));
+        return;
+    }
+    ts_buf_append(out, "\"", 1);
+    for (const char *p = s; *p; p++) {
+        if (*p == '"')
+            ts_buf_append(out, "\"", 1);
+        ts_buf_append(out, p, 1);
+    }
+    ts_buf_append(out, "\"", 1);
+}
+
+static void csv_walk(const cJSON *obj, const char *prefix, struct ts_buf *hdr, struct ts_buf *row,
+                     bool *first)
+{
+    for (const cJSON *c = obj->child; c; c = c->next) {
+        char key[256];
+        if (prefix[0])
+            snprintf(key, sizeof key, "%s.%s", prefix, c->string);
+        else
+            snprintf(key, sizeof key, "%s", c->string);
+        if (cJSON_IsObject(c)) {
+            csv_walk(c, key, hdr, row, first);
+            continue;
+        }
+        if (cJSON_IsArray(c))
+            continue;
+        if (!*first) {
+            ts_buf_append(hdr, ",", 1);
+            ts_buf_append(row, ",", 1);
+        }
+        *first = false;
+        csv_field(hdr, key);
+        char val[64];
+        if (cJSON_IsNumber(c)) {
+            ts_json_format_double(c->valuedouble, val, sizeof val);
+            csv_field(row, val);
+        } else if (cJSON_IsString(c))
+            csv_field(row, c->valuestring);
+        else if (cJSON_IsBool(c))
+            csv_field(row, cJSON_IsTrue(c) ? "true" : "false");
+    }
+}
+
+void ts_report_json_to_csv(const cJSON *obj, struct ts_buf *out)
+{
+    struct ts_buf hdr, row;
+    ts_buf_init(&hdr);
+    ts_buf_init(&row);
+    bool first = true;
+    csv_walk(obj, "", &hdr, &row, &first);
+    ts_buf_append(out, hdr.data, hdr.len);
+    ts_buf_append(out, "\n", 1);
+    ts_buf_append(out, row.data, row.len);
+    ts_buf_append(out, "\n", 1);
+    ts_buf_free(&hdr);
+    ts_buf_free(&row);
+}
+
+void ts_report_run_csv(const struct ts_run_output *r, struct ts_buf *out)
+{
+    cJSON *o = ts_report_run_json(r);
+    ts_report_json_to_csv(o, out);
+    cJSON_Delete(o);
+}
+
+/* ---------------------------------------------------------------- table */
+
+static const char *fmt_q(double v, enum ts_dim dim, char *buf, size_t n)
+{
+    return ts_quantity_format(v, dim, buf, n);
+}
+
+static void row_s(struct ts_buf *o, const char *label, double seconds, double total)
+{
+    char a[48];
+    ts_buf_printf(o, "    %-30s %12s", label, fmt_q(seconds, TS_DIM_SECONDS, a, sizeof a));
+    if (total > 0)
+        ts_buf_printf(o, "  %5.1f%%", 100.0 * seconds / total);
+    ts_buf_printf(o, "\n");
+}
+
+void ts_report_run_table(const struct ts_run_output *r, struct ts_buf *o)
+{
+    const struct ts_job *job = r->job;
+    const struct ts_iteration *it = r->it;
+    const struct ts_parallel *p = &job->parallel;
+    char a[48], b[48];
+    int micro = (int)(job->global_batch / (p->dp * p->microbatch));
+
+    ts_buf_printf(o, "trainsim %s%s%s\n", TS_VERSION, r->file ? "  " : "", r->file ? r->file : "");
+    ts_buf_printf(o, "  model    %s, %.1f B parameters, %d layers, hidden %d, seq %d\n",
+                  job->model.name, it->params / 1e9, job->model.layers, job->model.hidden,
+                  job->model.seq_len);
+    ts_buf_printf(o, "  system   %s: %d GPUs (%d nodes x %d %s), %s\n", job->system.name, job->gpus,
+                  job->nodes, job->system.gpus_per_node, job->system.accel.name,
+                  ts_precision_names[job->precision]);
+    ts_buf_printf(o, "  layout   tp %d, pp %d, dp %d, cp %d; microbatch %d x %d per pipeline; %s",
+                  p->tp, p->pp, p->dp, p->cp, p->microbatch, micro, ts_schedule_names[p->schedule]);
+    if (p->schedule == TS_SCHED_INTERLEAVED)
+        ts_buf_printf(o, " (v %d)", p->virtual_stages);
+    ts_buf_printf(o, "; recompute %s%s; ZeRO %d; %s attention\n", ts_recompute_names[p->recompute],
+                  p->sequence_parallel ? ", sequence parallel" : "", p->zero,
+                  ts_attention_names[p->attention]);
+
+    ts_buf_printf(o, "\nIteration (%s)\n",
+                  it->method == TS_METHOD_DISCRETE_EVENT ? "discrete-event simulation"
+                                                         : "closed-form estimate");
+    ts_buf_printf(o, "    %-30s %12s\n", "iteration time", fmt_q(it->iteration_s, TS_DIM_SECONDS, a, sizeof a));
+    ts_buf_printf(o, "    %-30s %12.4g\n", "tokens/s", it->tokens_per_s);
+    ts_buf_printf(o, "    %-30s %12.1f   (hardware %.1f)\n", "model TFLOP/s per GPU",
+                  it->model_tflops_per_gpu, it->hardware_tflops_per_gpu);
+    ts_buf_printf(o, "    %-30s %11.1f%%   (HFU %.1f%%)\n", "MFU", 100 * it->mfu, 100 * it->hfu);
+    ts_buf_printf(o, "    %-30s %11.1f%%\n", "pipeline bubble", 100 * it->bubble_fraction);
+    if (it->method == TS_METHOD_DISCRETE_EVENT) {
+        const struct ts_step_result *s = &it->step;
+        double T = it->iteration_s;
+        ts_buf_printf(o, "  where the critical stage (%d) spends the iteration:\n", s->critical_stage);
+        row_s(o, "compute", s->compute_s, T);
+        row_s(o, "exposed TP/CP communication", s->exposed_tp_s, T);
+        row_s(o, "waiting on pipeline transfers", s->exposed_pp_s, T);
+        double idle = T - s->compute_s - s->exposed_tp_s - s->exposed_pp_s - s->exposed_dp_s -
+                      s->optimizer_s - s->tail_s;
+        row_s(o, "pipeline bubble", fmax(0.0, idle), T);
+        row_s(o, "exposed DP communication", s->exposed_dp_s, T);
+        row_s(o, "optimizer step", s->optimizer_s, T);
+        row_s(o, "end-of-step communication", s->tail_s, T);
+    }
+
+    const struct ts_memory *m = &it->memory;
+    ts_buf_printf(o, "\nMemory per GPU (stage %d, the fullest)\n", it->memory_stage);
+    struct { const char *label; double v; } rows[] = {
+        {"weights", m->weights_bytes}, {"gradients", m->grads_bytes},
+        {"optimizer state", m->optimizer_bytes},
+        {"activations", m->activation_bytes}, {"logits and loss", m->output_bytes},
+        {"gathered weights (ZeRO-3)", m->buffer_bytes}, {"reserved", m->reserved_bytes},
+    };
+    for (size_t i = 0; i < TS_ARRAY_LEN(rows); i++)
+        if (rows[i].v > 0)
+            ts_buf_printf(o, "    %-30s %12s\n", rows[i].label, fmt_q(rows[i].v, TS_DIM_BYTES, a, sizeof a));
+    ts_buf_printf(o, "    %-30s %12s of %s  %s\n", "total", fmt_q(m->total_bytes, TS_DIM_BYTES, a, sizeof a),
+                  fmt_q(it->memory_capacity_bytes, TS_DIM_BYTES, b, sizeof b),
+                  it->feasible ? "(fits)" : "(DOES NOT FIT)");
+    if (!it->feasible)
+        ts_buf_printf(o, "    infeasible: %s\n", it->reason);
+
+    if (job->has_training) {
+        ts_buf_printf(o, "\nTraining on %.4g tokens (no failures)\n", job->training.tokens);
+        ts_buf_printf(o, "    %-30s %12.0f\n", "iterations", it->iterations);
+        ts_buf_printf(o, "    %-30s %12s   (%.1f days)\n", "time to train",
+                      fmt_q(it->time_to_train_s, TS_DIM_SECONDS, a, sizeof a),
+                      it->time_to_train_s / 86400.0);
+        ts_buf_printf(o, "    %-30s %12.0f\n", "GPU-hours", it->time_to_train_s * job->gpus / 3600.0);
+    }
+}
+
+/* ---------------------------------------------------------------- Chrome trace */
+
+static const char *const track_names[] = {"compute", "send", "data-parallel"};
+
+int ts_report_trace_write(const char *path, const struct ts_trace *trace, const struct ts_job *job,
+                          struct ts_err *err)
+{
+    struct ts_buf b;
+    ts_buf_init(&b);
+    ts_buf_printf(&b, "{\"displayTimeUnit\": \"ms\", \"otherData\": {\"model\": \"%s\", \"system\": "
+                  "\"%s\"},\n\"traceEvents\": [\n", job->model.name, job->system.name);
+    bool first = true;
+    for (int k = 0; k < job->parallel.pp; k++) {
+        ts_buf_printf(&b, "%s{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": %d, \"args\": "
+                      "{\"name\": \"stage %d\"}}", first ? "" : ",\n", k, k);
+        first = false;
+        for (int t = 0; t < 3; t++)
+            ts_buf_printf(&b, ",\n{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": %d, \"tid\": %d, "
+                          "\"args\": {\"name\": \"%s\"}}", k, t, track_names[t]);
+    }
+    for (size_t i = 0; i < trace->len; i++) {
+        const struct ts_trace_span *s = &trace->spans[i];
+        char name[64];
+        if (s->track == 0)
+            snprintf(name, sizeof name, "%s mb%d c%d", s->kind == TS_TASK_F ? "F" : "B", s->micro, s->chunk);
+        else if (s->track == 1)
+            snprintf(name, sizeof name, "%s mb%d c%d", s->kind == TS_TASK_F ? "activation" : "gradient",
+                     s->micro, s->chunk);
+        else
+            snprintf(name, sizeof name, "%s", s->kind == 0 ? "grad bucket" : s->kind == 1 ? "weight gather"
+                                                                                          : "grad scatter");
+        ts_buf_printf(&b, ",\n{\"name\": \"%s\", \"ph\": \"X\", \"pid\": %d, \"tid\": %d, "
+                      "\"ts\": %.3f, \"dur\": %.3f}", name, s->stage, s->track, s->start_s * 1e6,
+                      (s->end_s - s->start_s) * 1e6);
+    }
+    ts_buf_printf(&b, "\n]}\n");
+    int rc = ts_file_write_atomic(path, b.data, b.len, err);
+    ts_buf_free(&b);
+    return rc;
+}

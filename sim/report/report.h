@@ -1,0 +1,49 @@
+/*
+ * report: results as tables for people, JSON and CSV for programs, Chrome traces for
+ * Perfetto. Output keys are the interface contract (DESIGN section 4): never rename or drop
+ * one. Formatting only; no modelling here.
+ */
+#ifndef TS_REPORT_H
+#define TS_REPORT_H
+
+#include <cjson/cJSON.h>
+
+#include "spec/spec.h"
+#include "step/step.h"
+#include "util/util.h"
+
+enum ts_format { TS_FORMAT_TABLE, TS_FORMAT_JSON, TS_FORMAT_CSV, TS_FORMAT_COUNT };
+extern const char *const ts_format_names[TS_FORMAT_COUNT];   // "table", "json", "csv"
+
+/* What `trainsim run` knows about one job. Pointers are borrowed. */
+struct ts_run_output {
+    const char *file;                   // job file as given
+    const struct ts_job *job;
+    const struct ts_iteration *it;
+    const struct ts_step_stages *stages;// per-stage arrays of length pp (may be NULL)
+    const double *stage_memory_bytes;   // per-stage memory (may be NULL)
+};
+
+/* The run result as a JSON object (caller frees with cJSON_Delete). */
+cJSON *ts_report_run_json(const struct ts_run_output *r);
+
+/* The run result as an aligned, sectioned table. */
+void ts_report_run_table(const struct ts_run_output *r, struct ts_buf *out);
+
+/* The flat scalar keys of the JSON object as a CSV header and one row. */
+void ts_report_run_csv(const struct ts_run_output *r, struct ts_buf *out);
+
+/* Flatten the scalar members of a JSON object (nested objects joined with '.') into CSV:
+ * a header line and a value line. Used for every CSV output. */
+void ts_report_json_to_csv(const cJSON *obj, struct ts_buf *out);
+
+/* Print a cJSON value deterministically (2-space indentation) into out, with a newline. */
+void ts_report_json_print(const cJSON *obj, struct ts_buf *out);
+
+/* Write a Chrome trace (JSON object format, microsecond timestamps) of an iteration: one
+ * process per pipeline stage, threads "compute", "send", "data-parallel". Written to a
+ * temporary file and renamed into place. */
+int ts_report_trace_write(const char *path, const struct ts_trace *trace, const struct ts_job *job,
+                          struct ts_err *err);
+
+#endif

@@ -1,0 +1,128 @@
+/*
+ * run: the whole training run in wall-clock time, as a Monte Carlo discrete-event
+ * simulation on the engine of sim/des: iterations at the simulated rate, failures of GPUs,
+ * nodes, network and software as independent processes, spot preemptions with notice,
+ * checkpoints (synchronous or asynchronous), restarts with reload, hot spares and repairs,
+ * elastic continuation with fewer data-parallel replicas.
+ *
+ * Model (one replication):
+ *   - Useful work is the failure-free compute time T_s = iterations x iteration_s. It is cut
+ *     into segments of tau useful seconds (the checkpoint interval); after each segment,
+ *     including the last, a checkpoint is written.
+ *   - Synchronous checkpoints stall training for delta = size / write bandwidth. Asynchronous
+ *     ones stall for the device-to-host snapshot only and write in the background; a
+ *     checkpoint counts once its write has finished; a failure during the write loses it.
+ *   - Failures arrive from every process (superposed); a failure at any time (computing,
+ *     writing a checkpoint, restarting) loses the work since the last completed checkpoint
+ *     and starts a restart: restart_overhead + reload (size / read bandwidth). A failure
+ *     during a restart starts the restart over.
+ *   - A failed node (gpu, node or network failure) must be replaced: a hot spare if one is
+ *     left (the spare returns to the pool after repair_time), else the job waits for the
+ *     repair, or, if elastic, continues with one data-parallel replica fewer (slower
+ *     iterations) until the node is back.
+ *   - Spot preemption of a node gives `notice` seconds of warning: if a checkpoint fits in
+ *     the notice the job writes it, so no work is lost; the job then waits reacquire_s for
+ *     capacity before its restart.
+ * With exponential failures, synchronous checkpoints, a constant restart time and no spares
+ * or repairs, the mean wall time equals Daly's closed form (see ts_run_daly_wall_time).
+ *
+ * Monte Carlo: replications are independent, each with its own GSL RNG stream seeded from
+ * (seed, replication index). Replications run in parallel (OpenMP) and write results by
+ * index; statistics reduce in index order, so the output does not depend on thread count.
+ */
+#ifndef TS_RUN_H
+#define TS_RUN_H
+
+#include <stddef.h>
+
+#include "spec/spec.h"
+
+/* Everything the run simulation needs about the job, already priced. */
+struct ts_run_input {
+    double iteration_s;             // seconds per iteration at full size
+    double iterations;              // iterations to train
+    int gpus;                       // GPUs of the job
+    int nodes;                      // nodes of the job (failure and billing unit)
+    int gpus_per_node;
+    int dp;                         // data-parallel replicas
+    const double *elastic_iteration_s; // [dp] iteration time with dp - k replicas at index k
+                                       //   (index 0 = iteration_s); NULL unless elastic
+    double checkpoint_bytes;        // size of one checkpoint (weights + optimizer state)
+    struct ts_reliability rel;      // the job's reliability section (defaults filled in)
+};
+
+/* Derived constants of a run (also the inputs of Daly's formulas). */
+struct ts_run_params {
+    double job_mtbf_s;              // M: mean time to interrupt of the whole job (all processes)
+    double checkpoint_write_s;      // delta: training stall per checkpoint
+    double checkpoint_persist_s;    // time until a checkpoint is durable (= delta when sync)
+    double restart_s;               // R: restart_overhead + reload
+    double checkpoint_interval_s;   // tau used (Daly's optimum when auto)
+    double solve_s;                 // T_s: failure-free compute time
+};
+
+struct ts_run_result {
+    struct ts_run_params params;
+    int replications;
+    double mean_s;                  // mean wall-clock time to train
+    double stderr_s;                // standard error of the mean
+    double p50_s, p90_s, p99_s;     // percentiles of wall-clock time
+    double goodput;                 // T_s / mean wall time (effective training time ratio)
+    double failures_mean;           // failures per run (mean)
+    double preemptions_mean;        // spot preemptions per run (mean)
+    double checkpoints_mean;        // checkpoints written per run (mean)
+    /* Mean GPU-hours per run by what the GPUs were doing (sums to mean wall time x gpus). */
+    double productive_gpu_h;        // useful compute kept
+    double rework_gpu_h;            // compute lost to failures and redone
+    double checkpoint_gpu_h;        // stalled writing checkpoints (sync) or snapshots (async)
+    double restart_gpu_h;           // detect + reschedule + reload
+    double repair_wait_gpu_h;       // waiting for a node (no spare left) or for spot capacity
+    double degraded_gpu_h;          // elastic: GPUs of the missing replicas idle while degraded
+    double spare_gpu_h;             // hot spares held, idle (billed)
+    double daly_mean_s;             // Daly's closed form for the same M, delta, R, tau
+};
+
+/* Daly (2006) expected wall time with exponential failures:
+ * T_w = M e^{R/M} (e^{(tau + delta)/M} - 1) T_s / tau. */
+double ts_run_daly_wall_time(double M, double delta, double R, double tau, double Ts);
+
+/* Daly's higher-order optimum interval: sqrt(2 delta M) [1 + (1/3) sqrt(delta / (2M)) +
+ * (1/9) (delta / (2M))] - delta for delta < 2M, else M. */
+double ts_run_daly_interval(double delta, double M);
+
+/* Young's first-order optimum: sqrt(2 delta M). */
+double ts_run_young_interval(double delta, double M);
+
+/* Mean time to interrupt of the whole job: 1 / sum of the process rates scaled by size
+ * (exponential-equivalent rates for Weibull processes: 1 / mtbf). */
+double ts_run_job_mtbf(const struct ts_reliability *rel, int gpus, int nodes);
+
+/* Fill the derived constants. Returns TS_ERR_INPUT (with a message naming the reliability
+ * key) when the input cannot run, e.g. a checkpoint interval shorter than an iteration. */
+int ts_run_params_compute(const struct ts_run_input *in, struct ts_run_params *out,
+                          struct ts_err *err);
+
+/* A recorded interval of one replication's timeline, for the run's Chrome trace. */
+enum ts_run_span_kind { TS_SPAN_COMPUTE, TS_SPAN_CHECKPOINT, TS_SPAN_LOST, TS_SPAN_RESTART,
+                        TS_SPAN_WAIT, TS_SPAN_FAILURE, TS_SPAN_COUNT };
+extern const char *const ts_run_span_names[TS_SPAN_COUNT];
+
+struct ts_run_span {
+    int kind;               // enum ts_run_span_kind
+    double start_s, end_s;  // wall-clock
+};
+
+struct ts_run_timeline {
+    struct ts_run_span *spans;
+    size_t len, cap;
+};
+
+/* Simulate `replications` runs (in parallel with OpenMP) and summarise. `samples` (may be
+ * NULL) receives each replication's wall time by index. `timeline` (may be NULL) receives
+ * replication 0's timeline. Returns TS_OK or an input error. */
+int ts_run_simulate(const struct ts_run_input *in, struct ts_run_result *out, double *samples,
+                    struct ts_run_timeline *timeline, struct ts_err *err);
+
+void ts_run_timeline_free(struct ts_run_timeline *t);
+
+#endif

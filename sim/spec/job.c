@@ -1,0 +1,321 @@
+/*
+ * Job files: model + system + cluster size + batch + parallel layout (+ training,
+ * reliability and cost sections parsed by their own modules).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "spec/spec.h"
+
+/* ---------------------------------------------------------------- parallel */
+
+void ts_parallel_defaults(struct ts_parallel *p)
+{
+    memset(p, 0, sizeof *p);
+    p->tp = p->pp = p->cp = 1;
+    p->dp = 0;                      /* derived */
+    p->microbatch = 1;
+    p->schedule = TS_SCHED_1F1B;
+    p->virtual_stages = 1;
+    p->recompute = TS_RECOMPUTE_NONE;
+    p->dp_overlap = true;
+    p->tp_comm_overlap = false;
+    p->attention = TS_ATTN_FLASH;
+    p->scatter_gather = true;
+    for (int i = 0; i < TS_PDIM_COUNT; i++)
+        p->order[i] = i;            /* tp, cp, dp, pp from innermost (Megatron's default) */
+    p->bucket_bytes = 0;            /* 40e6 parameters' worth, set by the job parser */
+    p->fp32_grads = true;
+}
+
+static const char *const parallel_keys[] = {
+    "tp", "pp", "dp", "cp", "microbatch", "schedule", "virtual_stages", "sequence_parallel",
+    "recompute", "zero", "dp_overlap", "tp_comm_overlap", "attention", "scatter_gather",
+    "first_stage_layers", "last_stage_layers", "order", "bucket_size", "fp32_grads", NULL,
+};
+
+static int parse_order(const struct ts_jnode *node, int order[TS_PDIM_COUNT], struct ts_err *err)
+{
+    char text[64] = "";
+    if (cJSON_IsString(node->json) && strlen(node->json->valuestring) < sizeof text)
+        ts_strlcpy(text, node->json->valuestring, sizeof text);
+    else if (cJSON_IsArray(node->json) && cJSON_GetArraySize(node->json) == TS_PDIM_COUNT) {
+        for (int i = 0; i < TS_PDIM_COUNT; i++) {
+            const cJSON *it = cJSON_GetArrayItem(node->json, i);
+            if (!cJSON_IsString(it) || strlen(it->valuestring) > 4)
+                break;
+            strcat(text, i ? "," : "");
+            strcat(text, it->valuestring);
+        }
+    }
+    bool seen[TS_PDIM_COUNT] = {false};
+    int count = 0;
+    char *save = NULL;
+    for (char *tok = strtok_r(text, ", ", &save); tok; tok = strtok_r(NULL, ", ", &save)) {
+        int d = -1;
+        for (int i = 0; i < TS_PDIM_COUNT; i++)
+            if (strcmp(tok, ts_pdim_names[i]) == 0)
+                d = i;
+        if (d < 0 || seen[d] || count >= TS_PDIM_COUNT) {
+            count = -1;
+            break;
+        }
+        seen[d] = true;
+        order[count++] = d;
+    }
+    if (count != TS_PDIM_COUNT) {
+        char desc[96];
+        ts_jnode_describe(node->json, desc, sizeof desc);
+        return ts_err_at(err, node->file, node->path,
+                         "%s is not a placement order; give each of tp, cp, dp, pp once, innermost "
+                         "first, e.g. \"tp,cp,dp,pp\"", desc);
+    }
+    return TS_OK;
+}
+
+int ts_parallel_parse(const struct ts_jnode *node, struct ts_parallel *p, struct ts_err *err)
+{
+    int rc;
+    if ((rc = ts_jnode_check_keys(node, parallel_keys, err)))
+        return rc;
+    int sched = (int)p->schedule, rec = (int)p->recompute, attn = (int)p->attention;
+    bool sg_given = cJSON_GetObjectItemCaseSensitive(node->json, "scatter_gather") != NULL;
+    if ((rc = ts_jnode_get_int(node, "tp", TS_OPTIONAL, 1, 1 << 16, &p->tp, err)) ||
+        (rc = ts_jnode_get_int(node, "pp", TS_OPTIONAL, 1, 1 << 16, &p->pp, err)) ||
+        (rc = ts_jnode_get_int(node, "dp", TS_OPTIONAL, 1, 1 << 24, &p->dp, err)) ||
+        (rc = ts_jnode_get_int(node, "cp", TS_OPTIONAL, 1, 1 << 16, &p->cp, err)) ||
+        (rc = ts_jnode_get_int(node, "microbatch", TS_OPTIONAL, 1, 1 << 20, &p->microbatch, err)) ||
+        (rc = ts_jnode_get_enum(node, "schedule", TS_OPTIONAL, ts_schedule_names, TS_SCHED_COUNT,
+                                &sched, err)) ||
+        (rc = ts_jnode_get_int(node, "virtual_stages", TS_OPTIONAL, 1, TS_VIRTUAL_MAX,
+                               &p->virtual_stages, err)) ||
+        (rc = ts_jnode_get_bool(node, "sequence_parallel", TS_OPTIONAL, &p->sequence_parallel,
+                                err)) ||
+        (rc = ts_jnode_get_enum(node, "recompute", TS_OPTIONAL, ts_recompute_names,
+                                TS_RECOMPUTE_COUNT, &rec, err)) ||
+        (rc = ts_jnode_get_int(node, "zero", TS_OPTIONAL, 0, 3, &p->zero, err)) ||
+        (rc = ts_jnode_get_bool(node, "dp_overlap", TS_OPTIONAL, &p->dp_overlap, err)) ||
+        (rc = ts_jnode_get_bool(node, "tp_comm_overlap", TS_OPTIONAL, &p->tp_comm_overlap, err)) ||
+        (rc = ts_jnode_get_enum(node, "attention", TS_OPTIONAL, ts_attention_names, TS_ATTN_COUNT,
+                                &attn, err)) ||
+        (rc = ts_jnode_get_bool(node, "scatter_gather", TS_OPTIONAL, &p->scatter_gather, err)) ||
+        (rc = ts_jnode_get_int(node, "first_stage_layers", TS_OPTIONAL, 1, 100000,
+                               &p->first_stage_layers, err)) ||
+        (rc = ts_jnode_get_int(node, "last_stage_layers", TS_OPTIONAL, 1, 100000,
+                               &p->last_stage_layers, err)) ||
+        (rc = ts_jnode_get_quantity(node, "bucket_size", TS_OPTIONAL, TS_DIM_BYTES, 1e3, 1e13,
+                                    &p->bucket_bytes, err)) ||
+        (rc = ts_jnode_get_bool(node, "fp32_grads", TS_OPTIONAL, &p->fp32_grads, err)))
+        return rc;
+    p->schedule = (enum ts_schedule)sched;
+    p->recompute = (enum ts_recompute)rec;
+    p->attention = (enum ts_attention)attn;
+    if (!sg_given)
+        p->scatter_gather = p->tp > 1;
+    struct ts_jnode c;
+    if (ts_jnode_child(node, "order", &c) && (rc = parse_order(&c, p->order, err)))
+        return rc;
+    return TS_OK;
+}
+
+/* ---------------------------------------------------------------- job */
+
+static const char *const job_keys[] = {
+    "name", "description", "model", "system", "gpus", "nodes", "global_batch", "precision",
+    "parallel", "training", NULL,
+};
+static const char *const training_keys[] = {"tokens", NULL};
+
+int ts_job_stage_layers(const struct ts_job *job, int stage)
+{
+    const struct ts_parallel *p = &job->parallel;
+    int L = job->model.layers, pp = p->pp;
+    if (pp == 1)
+        return L;
+    if (p->first_stage_layers == 0 && p->last_stage_layers == 0)
+        return L / pp;
+    int first = p->first_stage_layers, last = p->last_stage_layers;
+    int middle_stages = pp - (first ? 1 : 0) - (last ? 1 : 0);
+    int middle_layers = L - first - last;
+    if (stage == 0 && first)
+        return first;
+    if (stage == pp - 1 && last)
+        return last;
+    return middle_stages > 0 ? middle_layers / middle_stages : 0;
+}
+
+int ts_job_validate(const struct ts_job *job, const char *file, struct ts_err *err)
+{
+    const struct ts_model *m = &job->model;
+    const struct ts_parallel *p = &job->parallel;
+    const struct ts_accel *a = &job->system.accel;
+    int tp = p->tp, pp = p->pp, cp = p->cp, dp = p->dp;
+
+    if (a->peak_flops[job->precision] <= 0)
+        return ts_err_at(err, file, "precision", "\"%s\" is not supported by %s (its peak_flops has "
+                         "no %s entry)", ts_precision_names[job->precision], a->name,
+                         ts_precision_names[job->precision]);
+    if (m->heads % tp)
+        return ts_err_at(err, file, "parallel.tp", "%d does not divide heads (%d)", tp, m->heads);
+    if (m->kv_heads % tp && tp % m->kv_heads)
+        return ts_err_at(err, file, "parallel.tp",
+                         "%d and kv_heads (%d) must divide one another (KV heads are split, or "
+                         "replicated when fewer than tp)", tp, m->kv_heads);
+    if (m->ffn_hidden % tp)
+        return ts_err_at(err, file, "parallel.tp", "%d does not divide ffn_hidden (%d)", tp,
+                         m->ffn_hidden);
+    if (p->sequence_parallel && tp > 1 && m->seq_len % (tp * cp))
+        return ts_err_at(err, file, "parallel.sequence_parallel",
+                         "seq_len (%d) must divide by tp x cp (%d) for sequence parallelism",
+                         m->seq_len, tp * cp);
+    if (cp > 1 && p->attention != TS_ATTN_FLASH)
+        return ts_err_at(err, file, "parallel.cp",
+                         "context parallelism needs \"attention\": \"flash\" (ring attention is "
+                         "built on the fused kernel)");
+    if (cp > 1 && m->seq_len % (2 * cp))
+        return ts_err_at(err, file, "parallel.cp",
+                         "seq_len (%d) must divide by 2 x cp (%d): causal context parallelism "
+                         "splits the sequence into 2 cp balanced chunks", m->seq_len, 2 * cp);
+    long model_ranks = (long)tp * cp * pp;
+    if (model_ranks > job->gpus)
+        return ts_err_at(err, file, "parallel", "tp x cp x pp = %ld exceeds gpus (%d)",
+                         model_ranks, job->gpus);
+    if ((long)dp * model_ranks != job->gpus)
+        return ts_err_at(err, file, "parallel.dp",
+                         "tp x cp x pp x dp = %d x %d x %d x %d = %ld, but the job has %d GPUs",
+                         tp, cp, pp, dp, (long)dp * model_ranks, job->gpus);
+    if (pp > m->layers)
+        return ts_err_at(err, file, "parallel.pp", "%d exceeds layers (%d)", pp, m->layers);
+
+    if (p->first_stage_layers || p->last_stage_layers) {
+        if (pp == 1)
+            return ts_err_at(err, file, "parallel.first_stage_layers",
+                             "uneven stage sizes need pp > 1");
+        if (p->schedule == TS_SCHED_INTERLEAVED)
+            return ts_err_at(err, file, "parallel.first_stage_layers",
+                             "uneven stage sizes are not supported with the interleaved schedule");
+        int first = p->first_stage_layers, last = p->last_stage_layers;
+        int middle_stages = pp - (first ? 1 : 0) - (last ? 1 : 0);
+        int rest = m->layers - first - last;
+        if (rest < 0 || (middle_stages == 0 && rest != 0) ||
+            (middle_stages > 0 && (rest <= 0 || rest % middle_stages)))
+            return ts_err_at(err, file, "parallel.first_stage_layers",
+                             "first %d + last %d layers leave %d layers, which do not split evenly "
+                             "over the other %d stages", first, last, rest, middle_stages);
+    } else if (m->layers % pp) {
+        return ts_err_at(err, file, "parallel.pp",
+                         "%d does not divide layers (%d); choose another pp, or state an uneven "
+                         "split with first_stage_layers / last_stage_layers", pp, m->layers);
+    }
+
+    int v = p->virtual_stages;
+    if (p->schedule == TS_SCHED_INTERLEAVED) {
+        if (pp < 2)
+            return ts_err_at(err, file, "parallel.schedule", "\"interleaved\" needs pp > 1");
+        if (v < 2)
+            return ts_err_at(err, file, "parallel.virtual_stages",
+                             "%d; the interleaved schedule needs virtual_stages >= 2", v);
+        if ((m->layers / pp) % v)
+            return ts_err_at(err, file, "parallel.virtual_stages",
+                             "%d does not divide the %d layers per stage", v, m->layers / pp);
+    } else if (v != 1) {
+        return ts_err_at(err, file, "parallel.virtual_stages",
+                         "%d needs \"schedule\": \"interleaved\"", v);
+    }
+
+    long per_step = (long)dp * p->microbatch;
+    if (job->global_batch % per_step)
+        return ts_err_at(err, file, "global_batch",
+                         "%d is not divisible by dp x microbatch = %d x %d = %ld", job->global_batch,
+                         dp, p->microbatch, per_step);
+    long micro = job->global_batch / per_step;
+    if (p->schedule == TS_SCHED_INTERLEAVED && micro % pp)
+        return ts_err_at(err, file, "global_batch",
+                         "the interleaved schedule needs the number of microbatches (%ld) to be a "
+                         "multiple of pp (%d), as Megatron-LM requires", micro, pp);
+    return TS_OK;
+}
+
+int ts_job_parse(const struct ts_jnode *root, const char *const extra_keys[], struct ts_job *job,
+                 struct ts_err *err)
+{
+    int rc;
+    memset(job, 0, sizeof *job);
+    const char *keys[32];
+    int nk = 0;
+    for (int i = 0; job_keys[i]; i++)
+        keys[nk++] = job_keys[i];
+    for (int i = 0; extra_keys && extra_keys[i] && nk < 31; i++)
+        keys[nk++] = extra_keys[i];
+    keys[nk] = NULL;
+    if ((rc = ts_jnode_check_keys(root, keys, err)))
+        return rc;
+
+    struct ts_jnode c;
+    if (!ts_jnode_child(root, "model", &c))
+        return ts_err_at(err, root->file, c.path, "required key is missing (a model name, path or object)");
+    if ((rc = ts_model_parse_ref(&c, &job->model, err)))
+        return rc;
+    if (!ts_jnode_child(root, "system", &c))
+        return ts_err_at(err, root->file, c.path, "required key is missing (a system name, path or object)");
+    if ((rc = ts_system_parse_ref(&c, &job->system, err)))
+        return rc;
+
+    int prec = TS_PREC_BF16;
+    if ((rc = ts_jnode_get_int(root, "global_batch", TS_REQUIRED, 1, 1 << 26, &job->global_batch,
+                               err)) ||
+        (rc = ts_jnode_get_enum(root, "precision", TS_OPTIONAL, ts_precision_names, TS_PREC_COUNT,
+                                &prec, err)))
+        return rc;
+    job->precision = (enum ts_precision)prec;
+
+    int gpn = job->system.gpus_per_node;
+    bool has_gpus = cJSON_GetObjectItemCaseSensitive(root->json, "gpus") != NULL;
+    bool has_nodes = cJSON_GetObjectItemCaseSensitive(root->json, "nodes") != NULL;
+    if (!has_gpus && !has_nodes)
+        return ts_err_at(err, root->file, "gpus", "required key is missing (give gpus or nodes)");
+    if ((rc = ts_jnode_get_int(root, "gpus", TS_OPTIONAL, 1, 1 << 24, &job->gpus, err)) ||
+        (rc = ts_jnode_get_int(root, "nodes", TS_OPTIONAL, 1, 1 << 22, &job->nodes, err)))
+        return rc;
+    if (has_nodes) {
+        long g = (long)job->nodes * gpn;
+        if (has_gpus && g != job->gpus)
+            return ts_err_at(err, root->file, "gpus", "%d disagrees with nodes x gpus_per_node = %d x %d",
+                             job->gpus, job->nodes, gpn);
+        if (g > (1 << 24))
+            return ts_err_at(err, root->file, "nodes", "%d nodes is out of range", job->nodes);
+        job->gpus = (int)g;
+    } else {
+        job->nodes = (job->gpus + gpn - 1) / gpn;
+    }
+
+    ts_parallel_defaults(&job->parallel);
+    struct ts_parallel *p = &job->parallel;
+    if (ts_jnode_child(root, "parallel", &c)) {
+        if ((rc = ts_parallel_parse(&c, p, err)))
+            return rc;
+    } else {
+        p->scatter_gather = p->tp > 1;  /* the documented default, as ts_parallel_parse sets it */
+    }
+    if (p->bucket_bytes == 0)
+        p->bucket_bytes = 40e6 * (p->fp32_grads ? 4.0 : 2.0);   /* Megatron-LM bucket: 40M elements */
+    long model_ranks = (long)p->tp * p->cp * p->pp;
+    if (p->dp == 0) {
+        if (model_ranks > job->gpus || job->gpus % model_ranks)
+            return ts_err_at(err, root->file, "parallel",
+                             "tp x cp x pp = %d x %d x %d = %ld does not divide gpus (%d)", p->tp,
+                             p->cp, p->pp, model_ranks, job->gpus);
+        p->dp = (int)(job->gpus / model_ranks);
+    }
+    if (p->tp == 1)
+        p->sequence_parallel = false;   /* a no-op without TP, as Megatron-LM treats it */
+
+    if (ts_jnode_child(root, "training", &c)) {
+        if ((rc = ts_jnode_check_keys(&c, training_keys, err)) ||
+            (rc = ts_jnode_get_quantity(&c, "tokens", TS_REQUIRED, TS_DIM_NUMBER, 1.0, 1e17,
+                                        &job->training.tokens, err)))
+            return rc;
+        job->has_training = true;
+    }
+    return ts_job_validate(job, root->file, err);
+}

@@ -1,0 +1,22 @@
+/*
+ * Name tables of the spec enums, checked against the enums' _COUNT members.
+ */
+#include "spec/spec.h"
+
+const char *const ts_ffn_names[TS_FFN_COUNT] = {"gelu", "swiglu"};
+const char *const ts_precision_names[TS_PREC_COUNT] = {"bf16", "fp16", "fp8", "fp32"};
+const char *const ts_schedule_names[TS_SCHED_COUNT] = {"gpipe", "1f1b", "interleaved"};
+const char *const ts_recompute_names[TS_RECOMPUTE_COUNT] = {"none", "selective", "full"};
+const char *const ts_attention_names[TS_ATTN_COUNT] = {"flash", "standard"};
+const char *const ts_up_topology_names[TS_UP_COUNT] = {"switch", "mesh", "ring", "torus"};
+const char *const ts_out_topology_names[TS_OUT_COUNT] = {"fat_tree", "rail_optimized", "torus"};
+const char *const ts_pdim_names[TS_PDIM_COUNT] = {"tp", "cp", "dp", "pp"};
+
+_Static_assert(TS_FFN_COUNT == 2, "update ts_ffn_names");
+_Static_assert(TS_PREC_COUNT == 4, "update ts_precision_names");
+_Static_assert(TS_SCHED_COUNT == 3, "update ts_schedule_names");
+_Static_assert(TS_RECOMPUTE_COUNT == 3, "update ts_recompute_names");
+_Static_assert(TS_ATTN_COUNT == 2, "update ts_attention_names");
+_Static_assert(TS_UP_COUNT == 4, "update ts_up_topology_names");
+_Static_assert(TS_OUT_COUNT == 3, "update ts_out_topology_names");
+_Static_assert(TS_PDIM_COUNT == 4, "update ts_pdim_names");

@@ -1,0 +1,153 @@
+/*
+ * Resolution of catalogue references: a name, a path, or an inline object.
+ */
+#include <dirent.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "spec/spec.h"
+#include "spec/spec_internal.h"
+
+static const char *const cat_dirs[TS_CAT_COUNT] = {"models", "hardware/accelerators",
+                                                   "hardware/systems"};
+static const char *const cat_what[TS_CAT_COUNT] = {"model", "accelerator", "system"};
+
+const char *ts_spec_home(void)
+{
+    const char *h = getenv("TRAINSIM_HOME");
+    return h && h[0] ? h : TS_SOURCE_DIR;
+}
+
+static bool looks_like_path(const char *ref)
+{
+    size_t n = strlen(ref);
+    return strchr(ref, '/') != NULL || (n > 5 && strcmp(ref + n - 5, ".json") == 0);
+}
+
+static bool valid_name(const char *ref)
+{
+    if (!ref[0])
+        return false;
+    for (const char *p = ref; *p; p++) {
+        char c = *p;
+        if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '-' || c == '_' || c == '.'))
+            return false;
+    }
+    return ref[0] != '.';
+}
+
+/* List up to a few catalogue names into buf, for "not found" messages. */
+static void list_names(const char *dir, char *buf, size_t n)
+{
+    buf[0] = '\0';
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    char names[64][TS_NAME_MAX];
+    int count = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL && count < 64) {
+        size_t len = strlen(e->d_name);
+        if (len > 5 && len - 5 < TS_NAME_MAX && strcmp(e->d_name + len - 5, ".json") == 0) {
+            memcpy(names[count], e->d_name, len - 5);
+            names[count][len - 5] = '\0';
+            count++;
+        }
+    }
+    closedir(d);
+    /* Sorted, so the message is the same on every file system. */
+    for (int i = 1; i < count; i++)
+        for (int j = i; j > 0 && strcmp(names[j - 1], names[j]) > 0; j--) {
+            char t[TS_NAME_MAX];
+            memcpy(t, names[j], sizeof t);
+            memcpy(names[j], names[j - 1], sizeof t);
+            memcpy(names[j - 1], t, sizeof t);
+        }
+    size_t used = 0;
+    for (int i = 0; i < count; i++) {
+        int w = snprintf(buf + used, n - used, "%s%s", i ? ", " : "", names[i]);
+        if (w < 0 || (size_t)w >= n - used) {
+            buf[used] = '\0';
+            break;
+        }
+        used += (size_t)w;
+    }
+}
+
+int ts_spec_resolve(enum ts_catalog cat, const char *ref, const char *from_file, char *out,
+                    size_t n, struct ts_err *err)
+{
+    if (looks_like_path(ref)) {
+        if (ref[0] != '/' && from_file) {
+            const char *slash = strrchr(from_file, '/');
+            if (slash) {
+                int w = snprintf(out, n, "%.*s/%s", (int)(slash - from_file), from_file, ref);
+                if (w > 0 && (size_t)w < n && ts_file_exists(out))
+                    return TS_OK;
+            }
+        }
+        if (ts_file_exists(ref) && strlen(ref) < n) {
+            ts_strlcpy(out, ref, n);
+            return TS_OK;
+        }
+        return ts_err_set(err, TS_ERR_INPUT, "%s file \"%s\" not found", cat_what[cat], ref);
+    }
+    if (!valid_name(ref))
+        return ts_err_set(err, TS_ERR_INPUT,
+                          "\"%s\" is not a %s name (letters, digits, '-', '_', '.') or a path",
+                          ref, cat_what[cat]);
+    int w = snprintf(out, n, "%s/%s/%s.json", ts_spec_home(), cat_dirs[cat], ref);
+    if (w > 0 && (size_t)w < n && ts_file_exists(out))
+        return TS_OK;
+    char dir[1024], names[700];
+    snprintf(dir, sizeof dir, "%s/%s", ts_spec_home(), cat_dirs[cat]);
+    list_names(dir, names, sizeof names);
+    return ts_err_set(err, TS_ERR_INPUT, "unknown %s \"%s\" (no %s/%s.json; known: %s)",
+                      cat_what[cat], ref, dir, ref, names[0] ? names : "none");
+}
+
+/* ---------------------------------------------------------------- loading references */
+
+static const char *const cat_hint[TS_CAT_COUNT] = {"a model name", "an accelerator name",
+                                                   "a system name"};
+
+int ts__spec_load_file(const char *path, ts__spec_parse_fn parse, void *out, struct ts_err *err)
+{
+    cJSON *doc;
+    int rc = ts_json_load(path, &doc, err);
+    if (rc)
+        return rc;
+    struct ts_jnode root = ts_jnode_root(doc, path);
+    rc = parse(&root, out, err);
+    cJSON_Delete(doc);
+    return rc;
+}
+
+int ts__spec_load_ref(enum ts_catalog cat, const char *ref, ts__spec_parse_fn parse, void *out,
+                      struct ts_err *err)
+{
+    char path[2048];
+    int rc = ts_spec_resolve(cat, ref, NULL, path, sizeof path, err);
+    if (rc)
+        return rc;
+    return ts__spec_load_file(path, parse, out, err);
+}
+
+int ts__spec_parse_ref(const struct ts_jnode *node, enum ts_catalog cat, ts__spec_parse_fn parse,
+                       void *out, struct ts_err *err)
+{
+    if (cJSON_IsObject(node->json))
+        return parse(node, out, err);
+    if (!cJSON_IsString(node->json)) {
+        char d[96];
+        ts_jnode_describe(node->json, d, sizeof d);
+        return ts_err_at(err, node->file, node->path, "expected %s, a path or an object, got %s",
+                         cat_hint[cat], d);
+    }
+    char path[2048];
+    struct ts_err inner;
+    if (ts_spec_resolve(cat, node->json->valuestring, node->file, path, sizeof path, &inner))
+        return ts_err_at(err, node->file, node->path, "%s", inner.msg);
+    return ts__spec_load_file(path, parse, out, err);
+}

@@ -1,0 +1,78 @@
+/*
+ * One job, one iteration: compute model, memory verdict, plan, simulation, derived rates.
+ */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "step/step.h"
+
+const char *const ts_method_names[TS_METHOD_COUNT] = {"discrete_event", "closed_form"};
+_Static_assert(TS_METHOD_COUNT == 2, "update ts_method_names");
+
+int ts_eval_scratch_init(struct ts_eval_scratch *s)
+{
+    memset(s, 0, sizeof *s);
+    s->sim = ts_step_sim_new();
+    if (!s->sim || ts_step_plan_init(&s->plan, 1, 1) != 0) {
+        ts_eval_scratch_free(s);
+        return -1;
+    }
+    return 0;
+}
+
+void ts_eval_scratch_free(struct ts_eval_scratch *s)
+{
+    ts_step_sim_free(s->sim);
+    ts_step_plan_free(&s->plan);
+    memset(s, 0, sizeof *s);
+}
+
+void ts_step_evaluate(const struct ts_job *job, enum ts_method method, struct ts_eval_scratch *s,
+                      struct ts_iteration *out, struct ts_step_stages *stages,
+                      struct ts_trace *trace)
+{
+    memset(out, 0, sizeof *out);
+    struct ts_compute *c = &s->compute;
+    ts_compute_build(job, c);
+    out->method = method;
+    out->params = ts_compute_param_count(job, c);
+    out->memory_stage = ts_memory_worst(job, c, &out->memory);
+    out->memory_capacity_bytes = job->system.accel.memory_bytes;
+    out->feasible = out->memory.total_bytes <= out->memory_capacity_bytes;
+    if (!out->feasible) {
+        double gib = 1073741824.0;
+        snprintf(out->reason, sizeof out->reason,
+                 "out of memory: stage %d needs %.1f GiB per GPU, %.1f GiB available (short by "
+                 "%.1f GiB)", out->memory_stage, out->memory.total_bytes / gib,
+                 out->memory_capacity_bytes / gib,
+                 (out->memory.total_bytes - out->memory_capacity_bytes) / gib);
+    }
+
+    ts_step_plan_build(job, c, &s->plan);
+    if (method == TS_METHOD_DISCRETE_EVENT) {
+        ts_step_simulate(s->sim, &s->plan, &out->step, stages, trace);
+        out->iteration_s = out->step.iteration_s;
+        out->bubble_fraction = out->step.bubble_fraction;
+    } else {
+        out->iteration_s = ts_step_closed_form(&s->plan);
+        out->step.iteration_s = out->iteration_s;
+        int p = s->plan.p, v = s->plan.v, m = s->plan.m;
+        out->bubble_fraction = (double)(p - 1) / v / (m + (double)(p - 1) / v);
+    }
+
+    double T = out->iteration_s, gpus = job->gpus;
+    double peak = job->system.accel.peak_flops[job->precision];
+    double tokens_iter = (double)job->global_batch * job->model.seq_len;
+    out->tokens_per_s = tokens_iter / T;
+    out->model_flops = ts_compute_model_flops(job, c);
+    out->hardware_flops = ts_compute_hardware_flops(job, c);
+    out->model_tflops_per_gpu = out->model_flops / T / gpus / 1e12;
+    out->hardware_tflops_per_gpu = out->hardware_flops / T / gpus / 1e12;
+    out->mfu = out->model_flops / (T * gpus * peak);
+    out->hfu = out->hardware_flops / (T * gpus * peak);
+    if (job->has_training) {
+        out->iterations = ceil(job->training.tokens / tokens_iter);
+        out->time_to_train_s = out->iterations * T;
+    }
+}

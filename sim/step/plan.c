@@ -1,0 +1,241 @@
+/*
+ * From a job to an iteration plan: per-chunk task times (compute + exposed TP/CP traffic),
+ * pipeline messages, gradient buckets, optimizer and tail, priced with sim/compute and
+ * sim/comm.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "step/step.h"
+
+int ts_step_plan_init(struct ts_step_plan *plan, int p, int v)
+{
+    memset(plan, 0, sizeof *plan);
+    plan->chunk = calloc((size_t)p * v, sizeof *plan->chunk);
+    plan->optimizer_s = calloc((size_t)p, sizeof *plan->optimizer_s);
+    plan->tail_s = calloc((size_t)p, sizeof *plan->tail_s);
+    if (!plan->chunk || !plan->optimizer_s || !plan->tail_s) {
+        ts_step_plan_free(plan);
+        return -1;
+    }
+    plan->capacity_p = p;
+    plan->capacity_v = v;
+    plan->p = p;
+    plan->v = v;
+    return 0;
+}
+
+void ts_step_plan_free(struct ts_step_plan *plan)
+{
+    free(plan->chunk);
+    free(plan->optimizer_s);
+    free(plan->tail_s);
+    memset(plan, 0, sizeof *plan);
+}
+
+static void plan_reserve(struct ts_step_plan *plan, int p, int v)
+{
+    if (p * v > plan->capacity_p * plan->capacity_v || p > plan->capacity_p) {
+        int cp = p > plan->capacity_p ? p : plan->capacity_p;
+        int cv = v > plan->capacity_v ? v : plan->capacity_v;
+        plan->chunk = ts_xrealloc(plan->chunk, (size_t)cp * cv * sizeof *plan->chunk);
+        plan->optimizer_s = ts_xrealloc(plan->optimizer_s, (size_t)cp * sizeof *plan->optimizer_s);
+        plan->tail_s = ts_xrealloc(plan->tail_s, (size_t)cp * sizeof *plan->tail_s);
+        plan->capacity_p = cp;
+        plan->capacity_v = cv;
+    }
+}
+
+/* Exposed time of a pass's TP collectives next to `gemm_s` of GEMMs. Without overlap all of
+ * it; with overlap (Megatron-Core / Transformer Engine userbuffers: each GEMM is split in tp
+ * chunks pipelined with the collective) the first chunk's share and whatever the GEMMs
+ * cannot cover. The hidden all-gathers of sequence-parallel backward hide behind the
+ * data-gradient GEMMs (half the backward GEMM time). */
+static double tp_exposed(const struct ts_system *sys, const struct ts_group *g,
+                         const struct ts_tp_comm *tc, double gemm_s, bool overlap, int tp)
+{
+    if (g->size <= 1 || tc->bytes <= 0)
+        return 0.0;
+    struct ts_coll_cost ar, ag, rs;
+    ts_comm_collective(sys, TS_COLL_ALLREDUCE, g, tc->bytes, &ar);
+    ts_comm_collective(sys, TS_COLL_ALLGATHER, g, tc->bytes, &ag);
+    ts_comm_collective(sys, TS_COLL_REDUCESCATTER, g, tc->bytes, &rs);
+    double t = tc->allreduce * ar.time_s + tc->allgather * ag.time_s + tc->reducescatter * rs.time_s;
+    double hidden = tc->hidden_allgather * ag.time_s;
+    double exposed;
+    if (overlap)
+        exposed = t / tp + fmax(0.0, t * (1.0 - 1.0 / tp) - gemm_s);
+    else
+        exposed = t;
+    return exposed + fmax(0.0, hidden - 0.5 * gemm_s);
+}
+
+/* Exposed ring-attention traffic: cp - 1 transfers, each hidden behind one of the cp
+ * blocks of attention work. */
+static double cp_exposed(const struct ts_system *sys, const struct ts_group *g, double bytes,
+                         int steps, double attn_s)
+{
+    if (steps <= 0 || bytes <= 0)
+        return 0.0;
+    struct ts_coll_cost c;
+    ts_comm_p2p(sys, g->stride, bytes / steps, &c);
+    return steps * fmax(0.0, c.time_s - attn_s / (steps + 1));
+}
+
+/* A collective priced as a flow on its bottleneck link: latency, then the bytes that make
+ * the flow last exactly the collective's bandwidth time when the link is not shared. */
+static void as_flow(const struct ts_system *sys, enum ts_coll coll, const struct ts_group *g,
+                    double bytes, bool over_nic, double nic_bw, double up_bw, double *latency,
+                    double *flow_bytes)
+{
+    struct ts_coll_cost c;
+    ts_comm_collective(sys, coll, g, bytes, &c);
+    *latency = c.latency_s;
+    *flow_bytes = (c.time_s - c.latency_s) * (over_nic ? nic_bw : up_bw);
+}
+
+void ts_step_plan_build(const struct ts_job *job, const struct ts_compute *c,
+                        struct ts_step_plan *plan)
+{
+    const struct ts_system *sys = &job->system;
+    const struct ts_parallel *par = &job->parallel;
+    int p = par->pp, v = par->virtual_stages;
+    plan_reserve(plan, p, v);
+    plan->p = p;
+    plan->v = v;
+    plan->m = c->micro_per_pipeline;
+    plan->schedule = par->schedule;
+    plan->dp_overlap = par->dp_overlap;
+    plan->zero3 = par->zero >= 3 && par->dp * par->cp > 1;
+
+    struct ts_group g_tp, g_cp, g_dp, g_pp;
+    ts_comm_group(sys, par, TS_PDIM_TP, &g_tp);
+    ts_comm_group(sys, par, TS_PDIM_CP, &g_cp);
+    ts_comm_group(sys, par, TS_PDIM_DP, &g_dp);
+    ts_comm_group(sys, par, TS_PDIM_PP, &g_pp);
+    /* Gradients are reduced over data-parallel x context-parallel ranks (Megatron-LM). */
+    struct ts_group g_grad = g_dp;
+    if (par->cp > 1) {
+        long stride = g_cp.stride < g_dp.stride ? g_cp.stride : g_dp.stride;
+        ts_comm_group_strided(sys, par->dp * par->cp, stride, &g_grad);
+    }
+
+    const struct ts_layer_cost *L = &c->layer;
+    bool ov = par->tp_comm_overlap;
+    int tp = par->tp;
+    double tp_f = tp_exposed(sys, &g_tp, &L->tp_fwd, L->tp_fwd_gemm_s, ov, tp);
+    double tp_b = tp_exposed(sys, &g_tp, &L->tp_bwd, L->tp_bwd_gemm_s, ov, tp);
+    double tp_r = tp_exposed(sys, &g_tp, &L->tp_recompute, L->tp_fwd_gemm_s, ov, tp);
+    double cp_f = cp_exposed(sys, &g_cp, L->cp_fwd_bytes, L->cp_steps, L->attn_fwd_s);
+    double cp_b = cp_exposed(sys, &g_cp, L->cp_bwd_bytes, L->cp_steps, L->attn_bwd_s);
+    double cp_r = par->recompute != TS_RECOMPUTE_NONE ? cp_f : 0.0;
+    double emb_tp = tp_exposed(sys, &g_tp, &c->embed.tp_fwd, 0.0, false, tp);
+    double out_tp_f = tp_exposed(sys, &g_tp, &c->output.tp_fwd, 0.0, false, tp);
+    double out_tp_b = tp_exposed(sys, &g_tp, &c->output.tp_bwd, 0.0, false, tp);
+
+    double layer_f = L->fwd.time_s + tp_f + cp_f;
+    double layer_b = L->bwd.time_s + L->recompute.time_s + tp_b + tp_r + cp_b + cp_r;
+
+    /* Links of a GPU: its NIC share and its scale-up bandwidth toward pipeline peers. */
+    plan->nic_bandwidth = ts_comm_out_bandwidth(sys, &g_pp);
+    struct ts_group pair;
+    ts_comm_group_strided(sys, 2, g_pp.stride, &pair);
+    plan->up_bandwidth = ts_comm_up_bandwidth(sys, &pair);
+    if (plan->up_bandwidth <= 0)
+        plan->up_bandwidth = sys->scale_up.bandwidth * sys->scale_up.efficiency;
+    plan->dp_over_nic = g_grad.domains > 1;
+    double grad_up_bw = ts_comm_up_bandwidth(sys, &g_grad);
+    if (grad_up_bw > 0 && !plan->dp_over_nic)
+        plan->up_bandwidth = fmin(plan->up_bandwidth, grad_up_bw);
+
+    /* Pipeline messages: one microbatch's activations (or their gradients) per GPU; with
+     * scatter/gather each TP rank sends 1/tp and the receiver all-gathers over NVLink
+     * (Narayanan et al. sec. 4.1). */
+    double act = c->tokens_per_microbatch / par->cp * job->model.hidden *
+                 (job->precision == TS_PREC_FP32 ? 4.0 : 2.0);
+    bool sg = par->scatter_gather && tp > 1 && !par->sequence_parallel;
+    plan->msg_over_nic = g_pp.domains > 1;
+    plan->msg_bytes = p > 1 ? (sg ? act / tp : (par->sequence_parallel ? act / tp : act)) : 0.0;
+    plan->msg_latency_s = p > 1 ? (plan->msg_over_nic ? sys->scale_out.latency : sys->scale_up.latency) : 0.0;
+    plan->msg_recv_s = 0.0;
+    if (p > 1 && sg) {
+        struct ts_coll_cost ag;
+        ts_comm_collective(sys, TS_COLL_ALLGATHER, &g_tp, act, &ag);
+        plan->msg_recv_s = ag.time_s;
+    }
+
+    double w_bytes = job->precision == TS_PREC_FP32 ? 4.0 : 2.0;
+    double g_bytes = par->fp32_grads || job->precision == TS_PREC_FP32 ? 4.0 : 2.0;
+    enum ts_coll grad_coll = par->zero >= 1 ? TS_COLL_REDUCESCATTER : TS_COLL_ALLREDUCE;
+    bool dp_nic = plan->dp_over_nic;
+
+    for (int k = 0; k < p; k++) {
+        int layers = ts_job_stage_layers(job, k) / v;
+        double stage_params = 0.0;
+        for (int ch = 0; ch < v; ch++) {
+            struct ts_step_chunk *x = &plan->chunk[k * v + ch];
+            memset(x, 0, sizeof *x);
+            x->fwd_s = layers * layer_f;
+            x->bwd_s = layers * layer_b;
+            x->fwd_comm_s = layers * (tp_f + cp_f);
+            x->bwd_comm_s = layers * (tp_b + tp_r + cp_b + cp_r);
+            x->params = layers * L->params;
+            if (k == 0 && ch == 0) {
+                x->fwd_s += c->embed.fwd.time_s + emb_tp;
+                x->bwd_s += c->embed.bwd.time_s;
+                x->fwd_comm_s += emb_tp;
+                x->params += c->embed.params;
+            }
+            if (k == p - 1 && ch == v - 1) {
+                x->fwd_s += c->output.fwd.time_s + out_tp_f;
+                x->bwd_s += c->output.bwd.time_s + out_tp_b;
+                x->fwd_comm_s += out_tp_f;
+                x->bwd_comm_s += out_tp_b;
+                x->params += c->output.params;
+            }
+            stage_params += x->params;
+            if (g_grad.size > 1 && !plan->zero3) {
+                double bytes = x->params * g_bytes;
+                int nb = (int)ceil(bytes / par->bucket_bytes);
+                x->buckets = nb < 1 ? 1 : nb;
+                as_flow(sys, grad_coll, &g_grad, bytes / x->buckets, dp_nic, plan->nic_bandwidth,
+                        plan->up_bandwidth, &x->bucket_latency_s, &x->bucket_bytes);
+            }
+            if (plan->zero3) {
+                as_flow(sys, TS_COLL_ALLGATHER, &g_grad, x->params * w_bytes, dp_nic,
+                        plan->nic_bandwidth, plan->up_bandwidth, &x->z3_gather_latency_s,
+                        &x->z3_gather_bytes);
+                as_flow(sys, TS_COLL_REDUCESCATTER, &g_grad, x->params * g_bytes, dp_nic,
+                        plan->nic_bandwidth, plan->up_bandwidth, &x->z3_scatter_latency_s,
+                        &x->z3_scatter_bytes);
+            }
+        }
+        plan->optimizer_s[k] = ts_compute_optimizer_time(job, c, k);
+
+        /* Tail: ZeRO-1/2 gather the updated 16-bit weights (with dp_overlap only the first
+         * bucket is exposed, the rest overlaps the next iteration's forward, as Megatron's
+         * --overlap-param-gather does); tied embeddings all-reduce their gradient between
+         * the first and last stage. */
+        double tail = 0.0;
+        if (par->zero >= 1 && par->zero <= 2 && g_grad.size > 1) {
+            double bytes = stage_params * w_bytes;
+            struct ts_coll_cost ag;
+            if (par->dp_overlap) {
+                double first = fmin(bytes, par->bucket_bytes / g_bytes * w_bytes);
+                ts_comm_collective(sys, TS_COLL_ALLGATHER, &g_grad, first, &ag);
+            } else {
+                ts_comm_collective(sys, TS_COLL_ALLGATHER, &g_grad, bytes, &ag);
+            }
+            tail += ag.time_s;
+        }
+        if (job->model.tied_embeddings && p > 1 && (k == 0 || k == p - 1)) {
+            struct ts_coll_cost ar;
+            struct ts_group ends;
+            ts_comm_group_strided(sys, 2, g_pp.stride * (p - 1), &ends);
+            ts_comm_collective(sys, TS_COLL_ALLREDUCE, &ends, c->embed.params * g_bytes, &ar);
+            tail += ar.time_s;
+        }
+        plan->tail_s[k] = tail;
+    }
+}

@@ -1,0 +1,206 @@
+/*
+ * step: one training iteration as a discrete-event simulation of the pipeline schedule.
+ *
+ * Input is a plan (struct ts_step_plan): per stage and model chunk, the forward and backward
+ * time of one microbatch (compute plus the exposed part of the tensor- and context-parallel
+ * communication inside the layers, from sim/compute and sim/comm), the pipeline messages,
+ * the data-parallel gradient buckets and the end-of-iteration work. ts_step_plan_build makes
+ * a plan from a job; tests build plans by hand.
+ *
+ * The simulation: every stage has a compute stream that runs its tasks (forward F or
+ * backward B of a microbatch through one model chunk) in the schedule's order (GPipe,
+ * 1F1B, or interleaved 1F1B, as Megatron-LM orders them). A task starts when the stream is
+ * free and its input has arrived: F(k, j, c) needs the activation from F(k-1, j, c) (stage 0
+ * of chunk c > 0 gets it from the last stage's chunk c - 1); B(k, j, c) needs the gradient
+ * from B(k+1, j, c) (the last stage of the last chunk starts backward from its own F).
+ * Messages are flows on the sender's link: its NIC share when the neighbour is in another
+ * scale-up domain, else its scale-up link; flows on one link share its bandwidth equally
+ * (a NIC carries pipeline messages and gradient buckets at once). Gradient buckets of a
+ * chunk become ready during that chunk's last backward and are reduced in order on the
+ * stage's data-parallel stream (overlapped with the remaining backward work when
+ * dp_overlap; otherwise after the stage's last backward). ZeRO-3 all-gathers a chunk's
+ * weights before each of its tasks (prefetched one task ahead) and reduce-scatters its
+ * gradients after each backward. After its last backward and its gradient reduction a stage
+ * runs the optimizer step and its tail (ZeRO parameter all-gather, tied-embedding
+ * all-reduce). The iteration ends when the last stage finishes.
+ *
+ * Nothing here is a formula for the bubble: idle time emerges from the dependencies.
+ * Determinism: the event engine orders ties FIFO; the result depends only on the plan.
+ * Cost: O(m p v) events; no allocation in the event loop (a struct ts_step_sim holds the
+ * workspace and is reused across calls; one per thread).
+ */
+#ifndef TS_STEP_H
+#define TS_STEP_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "compute/compute.h"
+#include "comm/comm.h"
+#include "spec/spec.h"
+
+/* ---------------------------------------------------------------- plan */
+
+/* Per stage and chunk (index k * v + c). */
+struct ts_step_chunk {
+    double fwd_s;           // forward of one microbatch, incl. exposed TP/CP communication
+    double bwd_s;           // backward of one microbatch, incl. recomputation and exposed TP/CP
+    double fwd_comm_s;      // part of fwd_s that is exposed TP/CP communication
+    double bwd_comm_s;      // part of bwd_s that is exposed TP/CP communication
+    double params;          // parameters on one GPU of this chunk (gradient buckets, ZeRO-3)
+    int buckets;            // gradient buckets of this chunk (>= 1 when dp > 1)
+    double bucket_latency_s;// fixed part of one bucket's reduction
+    double bucket_bytes;    // bytes of one bucket's reduction through the bottleneck link
+    double z3_gather_latency_s, z3_gather_bytes;   // ZeRO-3 weight all-gather per task
+    double z3_scatter_latency_s, z3_scatter_bytes; // ZeRO-3 gradient reduce-scatter per backward
+};
+
+struct ts_step_plan {
+    int p, v, m;                    // stages, chunks per stage, microbatches
+    enum ts_schedule schedule;
+    struct ts_step_chunk *chunk;    // [p * v]
+    double *optimizer_s;            // [p] optimizer step
+    double *tail_s;                 // [p] exposed end-of-iteration communication
+    double msg_bytes;               // pipeline message (activation or gradient) bytes per GPU
+    double msg_latency_s;           // its latency (folded into the flow as latency x bandwidth)
+    double msg_recv_s;              // receiver-side all-gather of scatter/gather messages
+    bool msg_over_nic;              // neighbours sit in different scale-up domains
+    double nic_bandwidth;           // bytes/s of a GPU's NIC share (efficiency applied)
+    double up_bandwidth;            // bytes/s of a GPU's scale-up link
+    bool dp_over_nic;               // data-parallel traffic crosses domains
+    bool dp_overlap;                // reduce buckets during backward
+    bool zero3;                     // per-task weight gathers / gradient scatters
+    int capacity_p, capacity_v;     // allocated sizes
+};
+
+/* Allocate a plan for up to p stages of v chunks. Returns 0, or -1 on out of memory. */
+int ts_step_plan_init(struct ts_step_plan *plan, int p, int v);
+void ts_step_plan_free(struct ts_step_plan *plan);
+
+/* Build the plan of a validated job (grows the plan's arrays if needed). */
+void ts_step_plan_build(const struct ts_job *job, const struct ts_compute *c,
+                        struct ts_step_plan *plan);
+
+/* ---------------------------------------------------------------- schedule */
+
+enum ts_task_kind { TS_TASK_F, TS_TASK_B };
+
+struct ts_task {
+    uint8_t kind;       // enum ts_task_kind
+    uint8_t chunk;      // model chunk c in [0, v)
+    int32_t micro;      // microbatch j in [0, m)
+};
+
+/* Fill order[0 .. 2 m v) with the task order of stage `stage`. Megatron-LM's schedules:
+ * GPipe runs all forwards then all backwards; 1F1B runs min(p - k - 1, m) warm-up
+ * forwards, then alternates one forward and one backward, then the remaining backwards;
+ * interleaved 1F1B does the same over m v chunk-microbatches with 2 (p - k - 1) + (v - 1) p
+ * warm-up forwards, chunks taken in groups of p microbatches. */
+void ts_step_schedule(enum ts_schedule sched, int p, int v, int m, int stage, struct ts_task *order);
+
+/* ---------------------------------------------------------------- simulation */
+
+struct ts_step_result {
+    double iteration_s;     // iteration time
+    double pipeline_s;      // time the last backward ends
+    double bubble_fraction; // mean over stages of idle compute time before pipeline_s, / iteration_s
+    double compute_s;       // worst stage's busy compute time (excl. exposed comm)
+    double exposed_tp_s;    // exposed TP/CP communication on the critical stage
+    double exposed_pp_s;    // compute-stream waits caused by pipeline message transfer (critical stage)
+    double exposed_dp_s;    // gradient reduction after the last backward (critical stage)
+    double optimizer_s;     // optimizer step of the critical stage
+    double tail_s;          // end-of-iteration communication of the critical stage
+    int critical_stage;     // stage that finishes last
+    uint64_t events;        // events simulated
+    double nic_bytes;       // bytes sent over NIC links per iteration, summed over one pipeline's GPUs
+    double up_bytes;        // bytes sent over scale-up links, same scope
+};
+
+/* Per-stage details (optional output arrays of length p, may be NULL). */
+struct ts_step_stages {
+    double *busy_s;         // compute busy time
+    double *idle_s;         // idle before the stage's end
+    double *end_s;          // when the stage finishes the iteration
+};
+
+/* A recorded span for the Chrome trace. */
+struct ts_trace_span {
+    int stage;              // pipeline stage (Perfetto process)
+    int track;              // 0 compute, 1 send, 2 data-parallel
+    int kind;               // task kind or message kind
+    int micro, chunk;
+    double start_s, end_s;
+};
+
+struct ts_trace {
+    struct ts_trace_span *spans;
+    size_t len, cap;
+};
+
+struct ts_step_sim;     // workspace; opaque
+
+struct ts_step_sim *ts_step_sim_new(void);
+void ts_step_sim_free(struct ts_step_sim *sim);
+
+/* Simulate one iteration of `plan`. `stages` and `trace` may be NULL. */
+void ts_step_simulate(struct ts_step_sim *sim, const struct ts_step_plan *plan,
+                      struct ts_step_result *out, struct ts_step_stages *stages,
+                      struct ts_trace *trace);
+
+/* A cheap closed-form estimate of the same plan (for screening): the slowest stage's
+ * m (f + b) plus the pipeline fill (sum of the other stages' chunk times / v), plus
+ * exposed gradient reduction, optimizer and tail. */
+double ts_step_closed_form(const struct ts_step_plan *plan);
+
+/* A lower bound on ts_step_simulate's iteration time (never above it; used to prune
+ * sweeps). */
+double ts_step_lower_bound(const struct ts_step_plan *plan);
+
+void ts_trace_init(struct ts_trace *t);
+void ts_trace_free(struct ts_trace *t);
+
+/* ---------------------------------------------------------------- evaluation of a job */
+
+enum ts_method { TS_METHOD_DISCRETE_EVENT, TS_METHOD_CLOSED_FORM, TS_METHOD_COUNT };
+extern const char *const ts_method_names[TS_METHOD_COUNT];   // "discrete_event", "closed_form"
+
+/* Everything `trainsim run` reports about one iteration of a job. */
+struct ts_iteration {
+    bool feasible;                  // fits in memory
+    char reason[256];               // why not, e.g. "stage 0 needs 93.1 GiB per GPU, 80 GiB available"
+    enum ts_method method;
+    double iteration_s;             // seconds per iteration
+    double tokens_per_s;            // global_batch x seq_len / iteration_s
+    double model_flops;             // per iteration, all GPUs
+    double hardware_flops;          // per iteration, all GPUs (with recomputation)
+    double model_tflops_per_gpu;    // model_flops / iteration_s / gpus / 1e12
+    double hardware_tflops_per_gpu;
+    double mfu, hfu;                // over the peak of the job's precision
+    double bubble_fraction;
+    double params;                  // model parameters
+    int memory_stage;               // stage with the most memory per GPU
+    struct ts_memory memory;        // its breakdown
+    double memory_capacity_bytes;
+    struct ts_step_result step;     // details of the simulation (zeros for closed form,
+                                    //   except iteration_s)
+    /* with a training section */
+    double iterations;              // ceil(tokens / tokens per iteration)
+    double time_to_train_s;         // failure-free
+};
+
+/* Reusable per-thread scratch for evaluations. */
+struct ts_eval_scratch {
+    struct ts_step_sim *sim;
+    struct ts_step_plan plan;
+    struct ts_compute compute;
+};
+
+int ts_eval_scratch_init(struct ts_eval_scratch *s);
+void ts_eval_scratch_free(struct ts_eval_scratch *s);
+
+/* Evaluate a validated job. `stages` and `trace` are optional (discrete-event only). */
+void ts_step_evaluate(const struct ts_job *job, enum ts_method method, struct ts_eval_scratch *s,
+                      struct ts_iteration *out, struct ts_step_stages *stages,
+                      struct ts_trace *trace);
+
+#endif
