@@ -31,22 +31,28 @@ static void kern_init(struct kern *k, const struct ts_job *job)
     k->attn_peak = p == TS_PREC_FP8 || p == TS_PREC_FP32 ? a->peak_flops[TS_PREC_BF16] : k->gemm_peak;
     if (k->attn_peak <= 0)
         k->attn_peak = k->gemm_peak;
+    k->gemm_peak *= a->sustained_compute;
+    k->attn_peak *= a->sustained_compute;
     k->mem_bw = a->memory_bandwidth * a->memory_efficiency;
     k->gemm_in_bytes = p == TS_PREC_FP8 ? 1.0 : p == TS_PREC_FP32 ? 4.0 : 2.0;
     k->latency = a->kernel_latency;
 }
 
-/* A GEMM (or a batch of `batch` equal GEMMs in one kernel) of M x K times K x N, output
- * elements of `out_bytes`. Roofline of the shape-dependent compute time and the HBM time. */
+/* A GEMM (or a batch of `batch` equal GEMMs in one kernel) of M x K times K x N whose
+ * output moves `out_bytes` per element (2 for a 16-bit store; 8 for the weight-gradient
+ * GEMMs that accumulate into Megatron-LM's fp32 main_grad: read and write, beta = 1). The
+ * main loop takes the longer of its shape-dependent compute time and its input traffic; the
+ * epilogue's output traffic follows it (large-tile kernels run one CTA per SM, so a tile's
+ * store does not overlap its own main loop). */
 static double gemm(const struct kern *k, struct ts_pass *p, double m, double n, double kk,
                    double batch, double out_bytes)
 {
     double flops = 2.0 * m * n * kk * batch;
     double eff = ts_gemm_curve_eval(k->curve, flops);
     double t_compute = flops / (k->gemm_peak * eff);
-    double bytes = batch * (k->gemm_in_bytes * (m * kk + kk * n) + out_bytes * m * n);
-    double t_memory = bytes / k->mem_bw;
-    double t = fmax(t_compute, t_memory) + k->latency;
+    double t_inputs = batch * k->gemm_in_bytes * (m * kk + kk * n) / k->mem_bw;
+    double t_output = batch * out_bytes * m * n / k->mem_bw;
+    double t = fmax(t_compute, t_inputs) + t_output + k->latency;
     p->flops += flops;
     p->gemm_s += t;
     p->kernels += 1;
@@ -93,6 +99,10 @@ struct shape {
     double g_l;     // key/value heads on this GPU (replicated when kv_heads < tp)
     double f_l;     // MLP width on this GPU
     double e;       // bytes per activation element
+    double wgrad_out; // bytes per weight-gradient element moved by a wgrad GEMM: 8 when it
+                      //   accumulates into fp32 main grads (read + write), else 2 e
+    double wgrad_add; // bytes per element of the separate accumulation kernel (unfused: read
+                      //   the 16-bit gradient, read and write the fp32 main grad), else 0
     double drop;    // 1 if dropout is on
     int t;          // tensor-parallel size
     bool sp;
@@ -117,7 +127,23 @@ static void shape_init(struct shape *sh, const struct ts_job *job)
     sh->g_l = m->kv_heads >= t ? (double)m->kv_heads / t : 1.0;
     sh->f_l = (double)m->ffn_hidden / t;
     sh->e = job->precision == TS_PREC_FP32 ? 4.0 : 2.0;
+    /* Megatron-LM's gradient-accumulation fusion: the weight-gradient GEMM adds into the
+     * fp32 main_grad buffer in place (cublasGemmEx, beta = 1). */
+    bool fp32_main = job->parallel.fp32_grads || job->precision == TS_PREC_FP32;
+    bool fused = job->parallel.grad_accum_fusion;
+    sh->wgrad_out = fp32_main && fused ? 8.0 : sh->e;
+    sh->wgrad_add = fp32_main && !fused ? sh->e + 8.0 : 0.0;
     sh->drop = m->dropout > 0 ? 1.0 : 0.0;
+}
+
+/* A weight-gradient GEMM ((m x T) times (T x n)) and, without gradient-accumulation fusion,
+ * the kernel that adds its 16-bit output into the fp32 main grads. */
+static void wgrad(const struct kern *k, const struct shape *sh, struct ts_pass *p, double m,
+                  double n, double tokens)
+{
+    gemm(k, p, m, n, tokens, 1, sh->wgrad_out);
+    if (sh->wgrad_add > 0)
+        stream(k, p, sh->wgrad_add * m * n);
 }
 
 static void tp_comm_set(struct ts_tp_comm *c, const struct shape *sh, int n, bool backward)
@@ -226,27 +252,27 @@ static double layer_bwd(const struct kern *k, const struct shape *sh, const stru
      * (M x N)(N x K) and a weight-gradient GEMM (K x M)(M x N). */
     stream(k, p, (3.0 * e + sh->drop) * Tn * h);                    // residual + dropout grad
     gemm(k, p, T, sh->f_l, h, 1, e);                                // fc2 dgrad
-    gemm(k, p, sh->f_l, h, T, 1, 4.0);                              // fc2 wgrad (fp32 main grad)
+    wgrad(k, sh, p, sh->f_l, h, T);                               // fc2 wgrad
     if (m->ffn == TS_FFN_GELU) {
         stream(k, p, 3.0 * e * T * sh->f_l);                        // GeLU backward
         gemm(k, p, T, h, sh->f_l, 1, e);                            // fc1 dgrad
-        gemm(k, p, h, sh->f_l, T, 1, 4.0);                          // fc1 wgrad
+        wgrad(k, sh, p, h, sh->f_l, T);                           // fc1 wgrad
     } else {
         stream(k, p, 5.0 * e * T * sh->f_l);                        // SwiGLU backward
         gemm(k, p, T, h, 2.0 * sh->f_l, 1, e);                      // gate+up dgrad
-        gemm(k, p, h, 2.0 * sh->f_l, T, 1, 4.0);                    // gate+up wgrad
+        wgrad(k, sh, p, h, 2.0 * sh->f_l, T);                     // gate+up wgrad
     }
     stream(k, p, 3.0 * e * Tn * h);                                 // norm backward
     stream(k, p, (3.0 * e + sh->drop) * Tn * h);                    // residual + dropout grad
     gemm(k, p, T, sh->a_l * sh->d, h, 1, e);                        // projection dgrad
-    gemm(k, p, sh->a_l * sh->d, h, T, 1, 4.0);                      // projection wgrad
+    wgrad(k, sh, p, sh->a_l * sh->d, h, T);                       // projection wgrad
     double ga = p->gemm_s;
     *attn_s = attention_bwd(k, sh, flash_attn, p);
     double attn_gemm = p->gemm_s - ga;
     if (!m->learned_positions)
         stream(k, p, 2.0 * e * T * (sh->a_l + sh->g_l) * sh->d);   // rotary backward
     gemm(k, p, T, h, qkv_n, 1, e);                                  // QKV dgrad
-    gemm(k, p, h, qkv_n, T, 1, 4.0);                                // QKV wgrad
+    wgrad(k, sh, p, h, qkv_n, T);                                 // QKV wgrad
     stream(k, p, 3.0 * e * Tn * h);                                 // norm backward
     pass_total(p);
     return p->gemm_s - g0 - attn_gemm;
@@ -387,7 +413,7 @@ static void build_output(const struct kern *k, const struct shape *sh, const str
     pass_total(&H->fwd);
     stream(k, &H->bwd, (4.0 + e) * T * V_l);                        // softmax - one-hot
     gemm(k, &H->bwd, T, h, V_l, 1, e);                              // logits dgrad
-    gemm(k, &H->bwd, V_l, h, T, 1, 4.0);                            // logits wgrad
+    wgrad(k, sh, &H->bwd, V_l, h, T);                             // logits wgrad
     stream(k, &H->bwd, 3.0 * e * sh->Tn * h);                       // final norm backward
     pass_total(&H->bwd);
     if (sh->t > 1) {

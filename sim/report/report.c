@@ -104,6 +104,12 @@ cJSON *ts_report_run_json(const struct ts_run_output *r)
     add_num(t, "events", (double)s->events);
     cJSON_AddItemToObject(o, "time_breakdown", t);
 
+    cJSON *ly = cJSON_CreateObject();
+    add_num(ly, "forward_s", it->layer_fwd_s);
+    add_num(ly, "backward_s", it->layer_bwd_s);
+    add_num(ly, "recompute_s", it->layer_recompute_s);
+    cJSON_AddItemToObject(o, "layer", ly);
+
     if (r->stages && r->stages->busy_s) {
         cJSON *arr = cJSON_CreateArray();
         for (int k = 0; k < job->parallel.pp; k++) {

@@ -20,18 +20,21 @@ void ts_parallel_defaults(struct ts_parallel *p)
     p->recompute = TS_RECOMPUTE_NONE;
     p->dp_overlap = true;
     p->tp_comm_overlap = false;
+    p->p2p_overlap = true;
     p->attention = TS_ATTN_FLASH;
     p->scatter_gather = true;
     for (int i = 0; i < TS_PDIM_COUNT; i++)
         p->order[i] = i;            /* tp, cp, dp, pp from innermost (Megatron's default) */
     p->bucket_bytes = 0;            /* 40e6 parameters' worth, set by the job parser */
     p->fp32_grads = true;
+    p->grad_accum_fusion = true;
 }
 
 static const char *const parallel_keys[] = {
     "tp", "pp", "dp", "cp", "microbatch", "schedule", "virtual_stages", "sequence_parallel",
-    "recompute", "zero", "dp_overlap", "tp_comm_overlap", "attention", "scatter_gather",
-    "first_stage_layers", "last_stage_layers", "order", "bucket_size", "fp32_grads", NULL,
+    "recompute", "zero", "dp_overlap", "tp_comm_overlap", "p2p_overlap", "attention", "scatter_gather",
+    "first_stage_layers", "last_stage_layers", "order", "bucket_size", "fp32_grads",
+    "grad_accum_fusion", NULL,
 };
 
 static int parse_order(const struct ts_jnode *node, int order[TS_PDIM_COUNT], struct ts_err *err)
@@ -96,6 +99,7 @@ int ts_parallel_parse(const struct ts_jnode *node, struct ts_parallel *p, struct
         (rc = ts_jnode_get_int(node, "zero", TS_OPTIONAL, 0, 3, &p->zero, err)) ||
         (rc = ts_jnode_get_bool(node, "dp_overlap", TS_OPTIONAL, &p->dp_overlap, err)) ||
         (rc = ts_jnode_get_bool(node, "tp_comm_overlap", TS_OPTIONAL, &p->tp_comm_overlap, err)) ||
+        (rc = ts_jnode_get_bool(node, "p2p_overlap", TS_OPTIONAL, &p->p2p_overlap, err)) ||
         (rc = ts_jnode_get_enum(node, "attention", TS_OPTIONAL, ts_attention_names, TS_ATTN_COUNT,
                                 &attn, err)) ||
         (rc = ts_jnode_get_bool(node, "scatter_gather", TS_OPTIONAL, &p->scatter_gather, err)) ||
@@ -105,7 +109,8 @@ int ts_parallel_parse(const struct ts_jnode *node, struct ts_parallel *p, struct
                                &p->last_stage_layers, err)) ||
         (rc = ts_jnode_get_quantity(node, "bucket_size", TS_OPTIONAL, TS_DIM_BYTES, 1e3, 1e13,
                                     &p->bucket_bytes, err)) ||
-        (rc = ts_jnode_get_bool(node, "fp32_grads", TS_OPTIONAL, &p->fp32_grads, err)))
+        (rc = ts_jnode_get_bool(node, "fp32_grads", TS_OPTIONAL, &p->fp32_grads, err)) ||
+        (rc = ts_jnode_get_bool(node, "grad_accum_fusion", TS_OPTIONAL, &p->grad_accum_fusion, err)))
         return rc;
     p->schedule = (enum ts_schedule)sched;
     p->recompute = (enum ts_recompute)rec;

@@ -20,3 +20,11 @@ _Static_assert(TS_ATTN_COUNT == 2, "update ts_attention_names");
 _Static_assert(TS_UP_COUNT == 4, "update ts_up_topology_names");
 _Static_assert(TS_OUT_COUNT == 3, "update ts_out_topology_names");
 _Static_assert(TS_PDIM_COUNT == 4, "update ts_pdim_names");
+
+const char *const ts_component_names[TS_COMP_COUNT] = {"gpu", "node", "network", "job"};
+const char *const ts_distribution_names[TS_DIST_COUNT] = {"exponential", "weibull"};
+const char *const ts_ckpt_mode_names[TS_CKPT_COUNT] = {"sync", "async"};
+
+_Static_assert(TS_COMP_COUNT == 4, "update ts_component_names");
+_Static_assert(TS_DIST_COUNT == 2, "update ts_distribution_names");
+_Static_assert(TS_CKPT_COUNT == 2, "update ts_ckpt_mode_names");

@@ -118,6 +118,10 @@ struct ts_accel {
     double flash_fwd_efficiency;                // flash attention forward, fraction of peak
     double flash_bwd_efficiency;                // flash attention backward (counted as 2x forward
                                                 //   FLOPs), fraction of peak
+    double sustained_compute;                   // fraction of their benchmark throughput that
+                                                //   compute-bound kernels (GEMM, flash attention)
+                                                //   sustain inside a training step (power-capped
+                                                //   clocks, launch gaps); default 1
     struct ts_gemm_curve gemm[TS_PREC_COUNT];   // per precision; an absent one uses bf16's
     char source[TS_SOURCE_MAX];
 };
@@ -167,6 +171,9 @@ struct ts_parallel {
                                 //   distributed optimizer), 2 + gradients, 3 + weights (FSDP)
     bool dp_overlap;            // overlap DP gradient reduction with backward, default true
     bool tp_comm_overlap;       // overlap TP collectives with GEMMs, default false
+    bool p2p_overlap;           // pipeline sends run alongside compute (Megatron-Core's
+                                //   overlap_p2p_comm); false: the sender waits for delivery,
+                                //   as Megatron-LM's synchronous p2p did; default true
     /* Extensions (documented in README) */
     enum ts_attention attention;// default flash
     bool scatter_gather;        // PP scatter/gather optimization (Narayanan et al. sec. 4.1),
@@ -177,6 +184,10 @@ struct ts_parallel {
     double bucket_bytes;        // DP gradient bucket size; default 40e6 parameters' worth
     bool fp32_grads;            // gradients accumulated and reduced in fp32 (Megatron's
                                 //   main_grad), default true
+    bool grad_accum_fusion;     // weight-gradient GEMMs add straight into the fp32 main grads
+                                //   (Megatron-LM --gradient-accumulation-fusion, since late
+                                //   2021); false: a 16-bit gradient plus a separate add kernel;
+                                //   default true
 };
 
 /* ---------------------------------------------------------------- reliability */

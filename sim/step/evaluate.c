@@ -50,6 +50,9 @@ void ts_step_evaluate(const struct ts_job *job, enum ts_method method, struct ts
     }
 
     ts_step_plan_build(job, c, &s->plan);
+    out->layer_fwd_s = s->plan.layer_fwd_s;
+    out->layer_bwd_s = s->plan.layer_bwd_s;
+    out->layer_recompute_s = s->plan.layer_recompute_s;
     if (method == TS_METHOD_DISCRETE_EVENT) {
         ts_step_simulate(s->sim, &s->plan, &out->step, stages, trace);
         out->iteration_s = out->step.iteration_s;

@@ -50,7 +50,11 @@ static void plan_reserve(struct ts_step_plan *plan, int p, int v)
 /* Exposed time of a pass's TP collectives next to `gemm_s` of GEMMs. Without overlap all of
  * it; with overlap (Megatron-Core / Transformer Engine userbuffers: each GEMM is split in tp
  * chunks pipelined with the collective) the first chunk's share and whatever the GEMMs
- * cannot cover. The hidden all-gathers of sequence-parallel backward hide behind the
+ * cannot cover. The all-gathers that sequence-parallel backward repeats for the weight
+ * gradient are issued asynchronously by Megatron-LM, but measured layer times show them
+ * exposed: sequence parallelism saves 0.5 ms in the 22B layer's forward yet only 0.1 ms in
+ * its backward (Korthikanti et al. 2022, Table 4), although it removes as much element-wise
+ * work there. So they count in full unless tp_comm_overlap, which hides them behind the
  * data-gradient GEMMs (half the backward GEMM time). */
 static double tp_exposed(const struct ts_system *sys, const struct ts_group *g,
                          const struct ts_tp_comm *tc, double gemm_s, bool overlap, int tp)
@@ -63,12 +67,9 @@ static double tp_exposed(const struct ts_system *sys, const struct ts_group *g,
     ts_comm_collective(sys, TS_COLL_REDUCESCATTER, g, tc->bytes, &rs);
     double t = tc->allreduce * ar.time_s + tc->allgather * ag.time_s + tc->reducescatter * rs.time_s;
     double hidden = tc->hidden_allgather * ag.time_s;
-    double exposed;
-    if (overlap)
-        exposed = t / tp + fmax(0.0, t * (1.0 - 1.0 / tp) - gemm_s);
-    else
-        exposed = t;
-    return exposed + fmax(0.0, hidden - 0.5 * gemm_s);
+    if (!overlap)
+        return t + hidden;
+    return t / tp + fmax(0.0, t * (1.0 - 1.0 / tp) - gemm_s) + fmax(0.0, hidden - 0.5 * gemm_s);
 }
 
 /* Exposed ring-attention traffic: cp - 1 transfers, each hidden behind one of the cp
@@ -136,6 +137,9 @@ void ts_step_plan_build(const struct ts_job *job, const struct ts_compute *c,
 
     double layer_f = L->fwd.time_s + tp_f + cp_f;
     double layer_b = L->bwd.time_s + L->recompute.time_s + tp_b + tp_r + cp_b + cp_r;
+    plan->layer_fwd_s = layer_f;
+    plan->layer_bwd_s = L->bwd.time_s + tp_b + cp_b;
+    plan->layer_recompute_s = L->recompute.time_s + tp_r + cp_r;
 
     /* Links of a GPU: its NIC share and its scale-up bandwidth toward pipeline peers. */
     plan->nic_bandwidth = ts_comm_out_bandwidth(sys, &g_pp);
@@ -156,6 +160,7 @@ void ts_step_plan_build(const struct ts_job *job, const struct ts_compute *c,
                  (job->precision == TS_PREC_FP32 ? 4.0 : 2.0);
     bool sg = par->scatter_gather && tp > 1 && !par->sequence_parallel;
     plan->msg_over_nic = g_pp.domains > 1;
+    plan->msg_blocking = !par->p2p_overlap;
     plan->msg_bytes = p > 1 ? (sg ? act / tp : (par->sequence_parallel ? act / tp : act)) : 0.0;
     plan->msg_latency_s = p > 1 ? (plan->msg_over_nic ? sys->scale_out.latency : sys->scale_up.latency) : 0.0;
     plan->msg_recv_s = 0.0;

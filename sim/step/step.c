@@ -33,7 +33,9 @@ struct dp_job {
 
 struct stage_state {
     int next;               // next task index in the order
-    bool busy;              // compute stream running a task
+    bool busy;              // compute stream running a task (or blocked on its own send)
+    int sends_pending;      // blocking sends not yet delivered
+    double blocked_since;   // when the stream started waiting on its own send
     bool computing_done;    // all tasks finished
     bool finished;          // optimizer and tail done
     double free_since;      // when the stream last became free
@@ -179,6 +181,7 @@ static inline int64_t flow_id(long long type, long long value) { return (type <<
 
 static void try_start(struct run *r, int stage);
 static void dp_enqueue(struct run *r, int stage, struct dp_job job);
+static void release_stream(struct run *r, int stage, int idx);
 
 /* A dependency of task (stage, idx) is met. */
 static void satisfy(struct run *r, int stage, int idx)
@@ -190,8 +193,9 @@ static void satisfy(struct run *r, int stage, int idx)
         try_start(r, stage);
 }
 
-/* Send the output of a finished task to the task that consumes it. */
-static void send_message(struct run *r, int from, int to_stage, int to_idx)
+/* Send the output of a finished task to the task that consumes it. Returns true if a
+ * flow was started (false when delivery is immediate). */
+static bool send_message(struct run *r, int from, int to_stage, int to_idx)
 {
     const struct ts_step_plan *pl = r->pl;
     double now = ts_des_now(&r->s->des);
@@ -200,7 +204,7 @@ static void send_message(struct run *r, int from, int to_stage, int to_idx)
     if (pl->msg_bytes <= 0 && pl->msg_latency_s <= 0 && pl->msg_recv_s <= 0) {
         r->s->msg_arrived[g] = now;
         satisfy(r, to_stage, to_idx);
-        return;
+        return false;
     }
     bool nic = pl->msg_over_nic;
     struct ts_des_link *l = link_of(r, from, nic);
@@ -212,6 +216,7 @@ static void send_message(struct run *r, int from, int to_stage, int to_idx)
     else
         r->up_bytes += pl->msg_bytes;
     ts_des_link_start(&r->s->des, l, flow_id(FLOW_MSG, (long long)g), bytes);
+    return true;
 }
 
 static void start_task(struct run *r, int stage, int idx)
@@ -349,14 +354,13 @@ static void task_done(struct run *r, int stage, int idx)
     const struct ts_task *t = &s->order[gid(r, stage, idx)];
     double now = ts_des_now(&s->des);
     int p = pl->p, v = pl->v;
-    st->busy = false;
-    st->free_since = now;
+    bool sent = false;
 
     if (t->kind == TS_TASK_F) {
         if (stage < p - 1)
-            send_message(r, stage, stage + 1, task_index(r, stage + 1, TS_TASK_F, t->chunk, t->micro));
+            sent = send_message(r, stage, stage + 1, task_index(r, stage + 1, TS_TASK_F, t->chunk, t->micro));
         else if (t->chunk < v - 1)
-            send_message(r, stage, 0, task_index(r, 0, TS_TASK_F, t->chunk + 1, t->micro));
+            sent = send_message(r, stage, 0, task_index(r, 0, TS_TASK_F, t->chunk + 1, t->micro));
         else {
             int b = task_index(r, stage, TS_TASK_B, t->chunk, t->micro);
             s->up_done[gid(r, stage, b)] = now;
@@ -365,9 +369,9 @@ static void task_done(struct run *r, int stage, int idx)
         }
     } else {
         if (stage > 0)
-            send_message(r, stage, stage - 1, task_index(r, stage - 1, TS_TASK_B, t->chunk, t->micro));
+            sent = send_message(r, stage, stage - 1, task_index(r, stage - 1, TS_TASK_B, t->chunk, t->micro));
         else if (t->chunk > 0)
-            send_message(r, stage, p - 1, task_index(r, p - 1, TS_TASK_B, t->chunk - 1, t->micro));
+            sent = send_message(r, stage, p - 1, task_index(r, p - 1, TS_TASK_B, t->chunk - 1, t->micro));
         if (pl->zero3) {
             const struct ts_step_chunk *ch = &pl->chunk[stage * v + t->chunk];
             struct dp_job j = {ch->z3_scatter_latency_s, ch->z3_scatter_bytes, -1, DP_SCATTER, now};
@@ -375,6 +379,25 @@ static void task_done(struct run *r, int stage, int idx)
         }
     }
 
+    /* A blocking send holds the stream until delivery (release_stream then continues). */
+    if (sent && pl->msg_blocking) {
+        st->sends_pending++;
+        st->blocked_since = now;
+        return;
+    }
+    release_stream(r, stage, idx);
+}
+
+/* The stream of `stage` is free after task `idx` (and its blocking send). */
+static void release_stream(struct run *r, int stage, int idx)
+{
+    struct ts_step_sim *s = r->s;
+    const struct ts_step_plan *pl = r->pl;
+    struct stage_state *st = &s->st[stage];
+    double now = ts_des_now(&s->des);
+    int v = pl->v;
+    st->busy = false;
+    st->free_since = now;
     if (idx == r->per - 1) {
         st->computing_done = true;
         st->compute_end_s = now;
@@ -406,6 +429,14 @@ static void link_done(struct run *r, int64_t id, int64_t tag)
         s->msg_arrived[g] = now;
         const struct ts_task *t = &s->order[g];
         trace_add(r, stage, 1, t->kind, t->micro, t->chunk, s->up_done[g], now);
+        if (r->pl->msg_blocking) {
+            /* The sender (this link's stage) was waiting on this delivery. */
+            struct stage_state *snd = &s->st[stage];
+            TS_ASSERT(snd->sends_pending > 0, "stage %d: delivery without a blocked send", stage);
+            snd->sends_pending--;
+            snd->pp_wait_s += now - snd->blocked_since;
+            release_stream(r, stage, snd->next - 1);
+        }
         satisfy(r, to_stage, to_idx);
     } else {
         dp_job_done(r, (int)value);

@@ -65,6 +65,12 @@ struct ts_step_plan {
     double msg_latency_s;           // its latency (folded into the flow as latency x bandwidth)
     double msg_recv_s;              // receiver-side all-gather of scatter/gather messages
     bool msg_over_nic;              // neighbours sit in different scale-up domains
+    bool msg_blocking;              // the sender's stream waits until its message is delivered
+                                    //   (p2p without overlap, Megatron-LM's synchronous
+                                    //   batch_isend_irecv + wait); else sends run alongside
+    double layer_fwd_s;             // one layer, one microbatch: forward incl. exposed TP/CP
+    double layer_bwd_s;             // backward incl. exposed TP/CP, without recomputation
+    double layer_recompute_s;       // recomputation incl. its exposed TP/CP
     double nic_bandwidth;           // bytes/s of a GPU's NIC share (efficiency applied)
     double up_bandwidth;            // bytes/s of a GPU's scale-up link
     bool dp_over_nic;               // data-parallel traffic crosses domains
@@ -181,6 +187,9 @@ struct ts_iteration {
     int memory_stage;               // stage with the most memory per GPU
     struct ts_memory memory;        // its breakdown
     double memory_capacity_bytes;
+    double layer_fwd_s;             // one layer, one microbatch, incl. exposed TP/CP traffic
+    double layer_bwd_s;             // (Korthikanti et al. Table 4 reports these)
+    double layer_recompute_s;
     struct ts_step_result step;     // details of the simulation (zeros for closed form,
                                     //   except iteration_s)
     /* with a training section */

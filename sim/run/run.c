@@ -1,0 +1,965 @@
+/*
+ * run: the whole-run Monte Carlo discrete-event simulation (the manual is run.h).
+ *
+ * One replication is a state machine driven by the events of sim/des:
+ *
+ *   COMPUTE --segment end--> STALL (sync write | async snapshot | wait for the previous
+ *   write) --stall end--> COMPUTE ... ; a failure in any running state cancels the pending
+ *   progress event (cancel by handle), rolls back to the last durable checkpoint and goes to
+ *   RESTART, or to WAIT when nodes or spot capacity are missing; DRAIN is the spot notice
+ *   period after an emergency checkpoint was started.
+ *
+ * Failure processes. Each process has its own RNG stream, so its sample path does not depend
+ * on what the job does (common random numbers across checkpoint intervals). Exponential
+ * processes are superposed into one event per process at rate copies / mtbf, where a gpu,
+ * node or network process counts the copies on the nodes the job holds now (a node in
+ * repair cannot fail); after each failure, or whenever the held nodes change, the event is
+ * redrawn (memoryless, so this is exact). A Weibull process with at most 64 copies is a
+ * renewal process per copy: one event per copy, redrawn from scratch when its component is
+ * replaced. With more copies it takes the superposition's exponential limit at the same mean
+ * rate: the superposition of many independent renewal processes tends to a Poisson process
+ * (Drenick, "The failure law of complex equipment", J. SIAM 8(4), 1960), which keeps the cost
+ * O(1) per failure.
+ *
+ * Fast path. Between failures a synchronous run is a fixed cycle of tau compute + delta
+ * write. When the next pending (failure, repair, spot) event lies k >= 2 whole cycles ahead,
+ * the k cycles are one event (a batch), so a replication costs O(failures), not
+ * O(checkpoints). Nothing can happen inside a batch: only handlers schedule events, and none
+ * runs before the batch ends.
+ *
+ * GPU-seconds are attributed whenever the state changes (account()): compute goes to a
+ * pending bucket that becomes productive when its checkpoint is durable and rework when a
+ * failure loses it.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+#include <gsl/gsl_sf_gamma.h>
+
+#include "des/des.h"
+#include "run/run.h"
+#include "run/run_internal.h"
+
+const char *const ts_run_span_names[TS_SPAN_COUNT] = {"compute", "checkpoint", "lost",
+                                                      "restart", "wait",       "failure"};
+_Static_assert(TS_SPAN_COUNT == 6, "update ts_run_span_names");
+
+/* ---------------------------------------------------------------- model constants */
+
+#define PER_COPY_MAX 64     // Weibull processes with more copies use the exponential limit
+#define SLOTS_MAX 64
+
+enum run_event {
+    EV_SEGMENT_END, EV_BATCH_END, EV_STALL_END, EV_PERSIST_END, EV_RESTART_END,
+    EV_REPAIRED, EV_REACQUIRED, EV_RECLAIM, EV_FAILURE, EV_PREEMPTION,
+};
+
+/* At equal times the job's own progress first, then capacity coming back, then losses. */
+enum { PRIO_PROGRESS = 0, PRIO_CAPACITY = 1, PRIO_RECLAIM = 2, PRIO_FAILURE = 3 };
+
+enum run_state { ST_COMPUTE, ST_BATCH, ST_STALL, ST_RESTART, ST_WAIT, ST_DRAIN, ST_DONE };
+
+enum run_stall {
+    STALL_WRITE,        // sync checkpoint write
+    STALL_SNAPSHOT,     // async device-to-host snapshot
+    STALL_PERSIST_WAIT, // async: the next snapshot waits for the previous write
+    STALL_FINAL_WAIT,   // async: the last checkpoint's write; the run ends when it is durable
+    STALL_EMERGENCY,    // spot: the checkpoint written in the notice period
+};
+
+/* What the job's GPU-seconds went to (run.h: the *_gpu_h fields of the result). */
+enum run_cat { CAT_PRODUCTIVE, CAT_REWORK, CAT_CHECKPOINT, CAT_RESTART, CAT_WAIT, CAT_DEGRADED,
+               CAT_COUNT };
+
+struct run_proc {
+    bool node_scoped;       // gpu, node, network: the failed node must be replaced
+    bool per_copy;          // Weibull renewal per copy (at most PER_COPY_MAX copies)
+    bool weibull;
+    double mtbf_s;          // of one copy
+    double scale_s;         // Weibull scale: mtbf / Gamma(1 + 1/k)
+    double shape;
+    double copies_per_node; // superposed node-scoped: rate = copies_per_node x held / mtbf
+    int copies;             // per-copy: total copies
+    int copies_per_slot;    // per-copy node-scoped: copies in one node (gpu: gpus_per_node)
+    int copy_base;          // per-copy: index of its first handle in rep.copy_h
+};
+
+struct run_model {
+    double tau_s, solve_s, stall_s, persist_s, restart_s, emergency_s, repair_s;
+    double finish_eps_s;        // progress within this of T_s counts as finished
+    bool async, elastic, spot, emergency_fits, track_slots;
+    int gpus, nodes, dp, spares, replica_gpus, replicas_per_node;
+    double iteration_s;
+    const double *elastic_iteration_s;
+    double preemption_mtbf_s, notice_s, reacquire_s;
+    int n_proc;
+    struct run_proc proc[TS_FAILURES_MAX];
+    int n_copy_handles;
+    uint64_t seed;
+};
+
+/* Wall seconds per useful second with `lost` replicas missing (elastic). */
+static double slowdown(const struct run_model *m, int lost)
+{
+    if (lost == 0)
+        return 1.0;
+    if (m->elastic_iteration_s)
+        return m->elastic_iteration_s[lost] / m->iteration_s;
+    return (double)m->dp / (double)(m->dp - lost);   // the same global batch on fewer replicas
+}
+
+/* ---------------------------------------------------------------- one replication */
+
+struct rep_stats {
+    double wall_s;
+    double gpu_s[CAT_COUNT];
+    double failures, preemptions, checkpoints;
+    int status;                 // TS_OK, or TS_ERR_INPUT when the event cap was hit
+};
+
+struct rep {
+    const struct run_model *m;
+    struct ts_des *des;
+    gsl_rng **rng;              // [n_proc + 1]: a stream per process, the last for spot
+    ts_des_handle *copy_h;      // [n_copy_handles]: pending per-copy failures
+    ts_des_handle proc_h[TS_FAILURES_MAX]; // pending superposed failures
+    ts_des_handle preempt_h;
+    ts_des_handle job_h;        // pending progress event (segment, batch, stall, restart end)
+    ts_des_handle persist_h;    // async: pending background write
+    unsigned char slot_up[SLOTS_MAX];
+
+    enum run_state state;
+    enum run_stall stall;
+    double t_mark;              // GPU-seconds are attributed up to here
+    double durable_s;           // useful seconds in the last durable checkpoint
+    double progress_s;          // useful seconds computed (durable or not)
+    double inflight_s;          // async: useful seconds in the checkpoint being written
+    double seg_useful_s, seg_start;
+    bool persist_active, emergency_done, reclaim_pending, reacquiring, rejoin;
+    int held, pool, missing, lost_replicas;
+
+    double gpu_s[CAT_COUNT];
+    double pend_cur_gpu_s;      // compute not yet in any checkpoint
+    double pend_inflight_gpu_s; // async: compute in the checkpoint being written
+    double failures, preemptions, checkpoints;
+
+    struct ts_run_timeline *tl; // replication 0 only
+    size_t tl_uncommitted;      // first span whose compute is not durable
+    size_t tl_inflight;         // async: first span after the snapshot being written
+};
+
+/* ------------------------------------------------ timeline (replication 0) */
+
+static void tl_add(struct rep *r, int kind, double start, double end)
+{
+    struct ts_run_timeline *t = r->tl;
+    if (!t || t->len >= TS_RUN_TIMELINE_MAX)
+        return;
+    if (kind != TS_SPAN_FAILURE && t->len > 0 && t->len > r->tl_uncommitted) {
+        struct ts_run_span *last = &t->spans[t->len - 1];
+        if (last->kind == kind && last->end_s == start) {
+            last->end_s = end;
+            return;
+        }
+    }
+    if (t->len == t->cap) {
+        t->cap = t->cap ? 2 * t->cap : 256;
+        t->spans = ts_xrealloc(t->spans, t->cap * sizeof *t->spans);
+    }
+    t->spans[t->len++] = (struct ts_run_span){kind, start, end};
+}
+
+static void tl_mark_lost(struct rep *r)
+{
+    if (!r->tl)
+        return;
+    for (size_t i = r->tl_uncommitted; i < r->tl->len; i++)
+        if (r->tl->spans[i].kind == TS_SPAN_COMPUTE)
+            r->tl->spans[i].kind = TS_SPAN_LOST;
+}
+
+static size_t tl_len(const struct rep *r)
+{
+    return r->tl ? r->tl->len : 0;
+}
+
+/* ------------------------------------------------ accounting */
+
+static bool rep_running(const struct rep *r)
+{
+    return r->state == ST_COMPUTE || r->state == ST_BATCH || r->state == ST_STALL ||
+           r->state == ST_RESTART || (r->state == ST_DRAIN && !r->emergency_done);
+}
+
+/* Attribute the GPU-seconds since t_mark to what the job was doing. */
+static void account(struct rep *r)
+{
+    const struct run_model *m = r->m;
+    double now = ts_des_now(r->des), dt = now - r->t_mark;
+    TS_ASSERT(dt >= 0.0, "run: time went backwards from %.17g to %.17g", r->t_mark, now);
+    if (dt > 0.0) {
+        if (!rep_running(r)) {
+            r->gpu_s[CAT_WAIT] += m->gpus * dt;
+            tl_add(r, TS_SPAN_WAIT, r->t_mark, now);
+        } else {
+            double active = (double)(m->dp - r->lost_replicas) * m->replica_gpus;
+            r->gpu_s[CAT_DEGRADED] += (m->gpus - active) * dt;
+            switch (r->state) {
+            case ST_COMPUTE:
+                r->pend_cur_gpu_s += active * dt;
+                tl_add(r, TS_SPAN_COMPUTE, r->t_mark, now);
+                break;
+            case ST_STALL:
+            case ST_DRAIN:
+                r->gpu_s[CAT_CHECKPOINT] += active * dt;
+                tl_add(r, TS_SPAN_CHECKPOINT, r->t_mark, now);
+                break;
+            case ST_RESTART:
+                r->gpu_s[CAT_RESTART] += active * dt;
+                tl_add(r, TS_SPAN_RESTART, r->t_mark, now);
+                break;
+            case ST_BATCH:      // attributed by on_batch_end
+            case ST_WAIT:
+            case ST_DONE:
+                TS_ASSERT(false, "run: account() in state %d", (int)r->state);
+            }
+        }
+    }
+    r->t_mark = now;
+}
+
+/* ------------------------------------------------ failure processes */
+
+static double draw_exponential(struct rep *r, int stream, double mean)
+{
+    return gsl_ran_exponential(r->rng[stream], mean);
+}
+
+/* Schedule the next failure of superposed process p at its current rate (none while the job
+ * holds no node of it). Cancels the pending one first. */
+static void superposed_redraw(struct rep *r, int p)
+{
+    const struct run_proc *pr = &r->m->proc[p];
+    ts_des_cancel(r->des, r->proc_h[p]);
+    r->proc_h[p] = 0;
+    double copies = pr->node_scoped ? pr->copies_per_node * r->held : 1.0;
+    if (copies <= 0.0)
+        return;
+    r->proc_h[p] = ts_des_schedule_in(r->des, draw_exponential(r, p, pr->mtbf_s / copies),
+                                      PRIO_FAILURE, EV_FAILURE, p, -1);
+}
+
+static void preemption_redraw(struct rep *r)
+{
+    const struct run_model *m = r->m;
+    if (!m->spot)
+        return;
+    ts_des_cancel(r->des, r->preempt_h);
+    r->preempt_h = 0;
+    if (r->held > 0)
+        r->preempt_h = ts_des_schedule_in(r->des,
+                                          draw_exponential(r, m->n_proc, m->preemption_mtbf_s / r->held),
+                                          PRIO_FAILURE, EV_PREEMPTION, 0, 0);
+}
+
+/* The held nodes changed: every node-scoped superposed rate changed with them. */
+static void held_changed(struct rep *r)
+{
+    for (int p = 0; p < r->m->n_proc; p++)
+        if (!r->m->proc[p].per_copy && r->m->proc[p].node_scoped)
+            superposed_redraw(r, p);
+    preemption_redraw(r);
+}
+
+static void copy_schedule(struct rep *r, int p, int copy)
+{
+    const struct run_proc *pr = &r->m->proc[p];
+    double dt = pr->weibull ? gsl_ran_weibull(r->rng[p], pr->scale_s, pr->shape)
+                            : draw_exponential(r, p, pr->mtbf_s);
+    r->copy_h[pr->copy_base + copy] =
+        ts_des_schedule_in(r->des, dt, PRIO_FAILURE, EV_FAILURE, p, copy);
+}
+
+/* Copies of per-copy process p that live in node slot s: [*lo, *hi). */
+static void slot_copies(const struct run_proc *pr, int s, int *lo, int *hi)
+{
+    *lo = s * pr->copies_per_slot;
+    *hi = *lo + pr->copies_per_slot;
+    if (*hi > pr->copies)
+        *hi = pr->copies;
+}
+
+/* A fresh node fills slot s: its per-copy processes start from new. */
+static void slot_fill(struct rep *r, int s)
+{
+    const struct run_model *m = r->m;
+    if (!m->track_slots)
+        return;
+    TS_ASSERT(s >= 0 && s < m->nodes && !r->slot_up[s], "run: fill of slot %d", s);
+    r->slot_up[s] = 1;
+    for (int p = 0; p < m->n_proc; p++) {
+        const struct run_proc *pr = &m->proc[p];
+        if (!pr->per_copy || !pr->node_scoped)
+            continue;
+        int lo, hi;
+        slot_copies(pr, s, &lo, &hi);
+        for (int c = lo; c < hi; c++) {
+            ts_des_cancel(r->des, r->copy_h[pr->copy_base + c]);
+            copy_schedule(r, p, c);
+        }
+    }
+}
+
+static void slot_empty(struct rep *r, int s)
+{
+    const struct run_model *m = r->m;
+    if (!m->track_slots)
+        return;
+    TS_ASSERT(s >= 0 && s < m->nodes && r->slot_up[s], "run: empty of slot %d", s);
+    r->slot_up[s] = 0;
+    for (int p = 0; p < m->n_proc; p++) {
+        const struct run_proc *pr = &m->proc[p];
+        if (!pr->per_copy || !pr->node_scoped)
+            continue;
+        int lo, hi;
+        slot_copies(pr, s, &lo, &hi);
+        for (int c = lo; c < hi; c++) {
+            ts_des_cancel(r->des, r->copy_h[pr->copy_base + c]);
+            r->copy_h[pr->copy_base + c] = 0;
+        }
+    }
+}
+
+/* The slot of a node that a superposed process failed: uniform over the held nodes. */
+static int slot_pick_failed(struct rep *r, int p)
+{
+    if (!r->m->track_slots)
+        return -1;
+    TS_ASSERT(r->held > 0, "run: failure with no node held");
+    unsigned long j = gsl_rng_uniform_int(r->rng[p], (unsigned long)r->held);
+    for (int s = 0; s < r->m->nodes; s++)
+        if (r->slot_up[s] && j-- == 0)
+            return s;
+    TS_ASSERT(false, "run: %d nodes held but fewer slots up", r->held);
+}
+
+static int slot_first_empty(const struct rep *r)
+{
+    if (!r->m->track_slots)
+        return -1;
+    for (int s = 0; s < r->m->nodes; s++)
+        if (!r->slot_up[s])
+            return s;
+    TS_ASSERT(false, "run: a node came back with every slot filled");
+}
+
+/* ------------------------------------------------ the job */
+
+static bool finished(const struct rep *r, double useful_s)
+{
+    return useful_s >= r->m->solve_s - r->m->finish_eps_s;
+}
+
+/* Replicas the job cannot run with `missing` nodes: all of them unless elastic. */
+static int lost_for(const struct run_model *m, int missing)
+{
+    if (missing == 0)
+        return 0;
+    if (!m->elastic)
+        return m->dp;
+    long lost = (long)missing * m->replicas_per_node;
+    return lost < m->dp ? (int)lost : m->dp;
+}
+
+static void finish(struct rep *r)
+{
+    TS_ASSERT(r->pend_cur_gpu_s == 0.0 && r->pend_inflight_gpu_s == 0.0,
+              "run: finished with %g + %g pending GPU-seconds", r->pend_cur_gpu_s,
+              r->pend_inflight_gpu_s);
+    r->state = ST_DONE;
+}
+
+/* A durable checkpoint now holds everything computed. */
+static void commit_all(struct rep *r)
+{
+    r->gpu_s[CAT_PRODUCTIVE] += r->pend_cur_gpu_s + r->pend_inflight_gpu_s;
+    r->pend_cur_gpu_s = r->pend_inflight_gpu_s = 0.0;
+    r->durable_s = r->progress_s;
+    r->checkpoints += 1.0;
+    r->tl_uncommitted = tl_len(r);
+}
+
+/* Lose everything since the last durable checkpoint (an in-flight write too). */
+static void rollback(struct rep *r)
+{
+    r->gpu_s[CAT_REWORK] += r->pend_cur_gpu_s + r->pend_inflight_gpu_s;
+    r->pend_cur_gpu_s = r->pend_inflight_gpu_s = 0.0;
+    if (r->persist_active) {
+        ts_des_cancel(r->des, r->persist_h);
+        r->persist_active = false;
+        r->persist_h = 0;
+    }
+    r->progress_s = r->durable_s;
+    tl_mark_lost(r);
+}
+
+static void cancel_progress(struct rep *r)
+{
+    ts_des_cancel(r->des, r->job_h);
+    r->job_h = 0;
+}
+
+static void begin_segment(struct rep *r)
+{
+    const struct run_model *m = r->m;
+    struct ts_des *d = r->des;
+    double remaining = m->solve_s - r->progress_s;
+    double slow = slowdown(m, r->lost_replicas);
+    r->state = ST_COMPUTE;
+    r->seg_start = ts_des_now(d);
+
+    if (!m->async && remaining > m->tau_s + m->finish_eps_s) {
+        /* Whole tau cycles that end before the next pending event (and before the final,
+         * possibly shorter, segment) run as one batch. */
+        double cycle = m->tau_s * slow + m->stall_s;
+        double horizon = ts_des_peek_time(d) - ts_des_now(d);
+        double full = ceil((remaining - m->finish_eps_s) / m->tau_s) - 1.0;
+        double k = fmin(floor(horizon / cycle), full);
+        if (k * cycle >= horizon)
+            k -= 1.0;
+        if (k >= 2.0) {
+            r->state = ST_BATCH;
+            r->job_h = ts_des_schedule_in(d, k * cycle, PRIO_PROGRESS, EV_BATCH_END,
+                                          (int64_t)k, 0);
+            return;
+        }
+    }
+    r->seg_useful_s = remaining - m->tau_s <= m->finish_eps_s ? remaining : m->tau_s;
+    r->job_h = ts_des_schedule_in(d, r->seg_useful_s * slow, PRIO_PROGRESS, EV_SEGMENT_END, 0, 0);
+}
+
+static void start_stall(struct rep *r, enum run_stall kind, double duration)
+{
+    r->state = ST_STALL;
+    r->stall = kind;
+    r->job_h = duration >= 0.0
+                   ? ts_des_schedule_in(r->des, duration, PRIO_PROGRESS, EV_STALL_END, 0, 0)
+                   : 0;
+}
+
+static void start_restart(struct rep *r, int lost)
+{
+    r->state = ST_RESTART;
+    r->lost_replicas = lost;
+    r->rejoin = false;
+    r->job_h = ts_des_schedule_in(r->des, r->m->restart_s, PRIO_PROGRESS, EV_RESTART_END, 0, 0);
+}
+
+/* Restart if the job has what it needs (nodes, or enough replicas when elastic, and its spot
+ * capacity); else wait for it. */
+static void try_restart(struct rep *r)
+{
+    int lost = lost_for(r->m, r->missing);
+    if (r->reacquiring || lost >= r->m->dp) {
+        r->state = ST_WAIT;
+        return;
+    }
+    start_restart(r, lost);
+}
+
+/* After a durable checkpoint between segments: done, rejoin, or the next segment. */
+static void after_checkpoint(struct rep *r)
+{
+    if (finished(r, r->durable_s))
+        finish(r);
+    else if (r->rejoin)
+        start_restart(r, lost_for(r->m, r->missing));   // no work lost: nothing is pending
+    else
+        begin_segment(r);
+}
+
+/* ------------------------------------------------ event handlers */
+
+static void on_segment_end(struct rep *r)
+{
+    account(r);
+    r->job_h = 0;
+    r->progress_s += r->seg_useful_s;
+    if (!r->m->async)
+        start_stall(r, STALL_WRITE, r->m->stall_s);
+    else if (r->persist_active)
+        start_stall(r, STALL_PERSIST_WAIT, -1.0);   // resumed by on_persist_end
+    else
+        start_stall(r, STALL_SNAPSHOT, r->m->stall_s);
+}
+
+static void on_batch_end(struct rep *r, int64_t k)
+{
+    const struct run_model *m = r->m;
+    double now = ts_des_now(r->des), dt = now - r->t_mark;
+    double active = (double)(m->dp - r->lost_replicas) * m->replica_gpus;
+    double compute_s = (double)k * m->tau_s * slowdown(m, r->lost_replicas);
+    TS_ASSERT(r->pend_cur_gpu_s == 0.0, "run: a batch started with pending work");
+    r->gpu_s[CAT_DEGRADED] += (m->gpus - active) * dt;
+    r->gpu_s[CAT_PRODUCTIVE] += active * compute_s;
+    r->gpu_s[CAT_CHECKPOINT] += active * (dt - compute_s);
+    if (r->tl) {
+        double t = r->t_mark, seg = m->tau_s * slowdown(m, r->lost_replicas);
+        for (int64_t i = 0; i < k; i++, t += seg + m->stall_s) {
+            tl_add(r, TS_SPAN_COMPUTE, t, t + seg);
+            tl_add(r, TS_SPAN_CHECKPOINT, t + seg, i + 1 == k ? now : t + seg + m->stall_s);
+        }
+    }
+    r->t_mark = now;
+    r->job_h = 0;
+    r->progress_s += (double)k * m->tau_s;
+    r->durable_s = r->progress_s;
+    r->checkpoints += (double)k;
+    r->tl_uncommitted = tl_len(r);
+    after_checkpoint(r);
+}
+
+static void on_stall_end(struct rep *r)
+{
+    const struct run_model *m = r->m;
+    account(r);
+    r->job_h = 0;
+    switch (r->stall) {
+    case STALL_WRITE:
+        commit_all(r);
+        after_checkpoint(r);
+        break;
+    case STALL_SNAPSHOT:
+        // The snapshot is in host memory; the write to storage proceeds in the background.
+        r->pend_inflight_gpu_s = r->pend_cur_gpu_s;
+        r->pend_cur_gpu_s = 0.0;
+        r->inflight_s = r->progress_s;
+        r->tl_inflight = tl_len(r);
+        r->persist_active = true;
+        r->persist_h = ts_des_schedule_in(r->des, m->persist_s, PRIO_PROGRESS, EV_PERSIST_END,
+                                          0, 0);
+        if (finished(r, r->progress_s))
+            start_stall(r, STALL_FINAL_WAIT, -1.0);
+        else
+            begin_segment(r);
+        break;
+    case STALL_EMERGENCY:
+        commit_all(r);
+        r->emergency_done = true;
+        if (finished(r, r->durable_s))
+            finish(r);
+        break;
+    case STALL_PERSIST_WAIT:
+    case STALL_FINAL_WAIT:
+        TS_ASSERT(false, "run: stall %d has no end event", (int)r->stall);
+    }
+}
+
+static void on_persist_end(struct rep *r)
+{
+    account(r);
+    r->persist_active = false;
+    r->persist_h = 0;
+    r->gpu_s[CAT_PRODUCTIVE] += r->pend_inflight_gpu_s;
+    r->pend_inflight_gpu_s = 0.0;
+    r->durable_s = r->inflight_s;
+    r->checkpoints += 1.0;
+    r->tl_uncommitted = r->tl_inflight;
+    if (r->state == ST_STALL && r->stall == STALL_PERSIST_WAIT) {
+        start_stall(r, STALL_SNAPSHOT, r->m->stall_s);
+    } else if (r->state == ST_STALL && r->stall == STALL_FINAL_WAIT) {
+        finish(r);
+    } else if (r->rejoin && r->state == ST_COMPUTE) {
+        // Rejoin from the checkpoint just made durable; the segment under way is redone.
+        cancel_progress(r);
+        rollback(r);
+        start_restart(r, lost_for(r->m, r->missing));
+    }
+}
+
+static void on_restart_end(struct rep *r)
+{
+    account(r);
+    r->job_h = 0;
+    begin_segment(r);
+}
+
+/* Node in slot s failed: a hot spare replaces it if one is left, else it is missing until
+ * its repair. Either way it goes to repair. */
+static void node_lost(struct rep *r, int s)
+{
+    const struct run_model *m = r->m;
+    slot_empty(r, s);
+    ts_des_schedule_in(r->des, m->repair_s, PRIO_CAPACITY, EV_REPAIRED, 0, 0);
+    if (r->pool > 0) {
+        r->pool--;
+        slot_fill(r, s);
+    } else {
+        r->held--;
+        r->missing++;
+        held_changed(r);
+    }
+}
+
+static void on_repaired(struct rep *r)
+{
+    if (r->missing == 0) {
+        r->pool++;
+        return;
+    }
+    if (rep_running(r) || r->state == ST_WAIT || r->state == ST_DRAIN)
+        account(r);
+    r->missing--;
+    r->held++;
+    slot_fill(r, slot_first_empty(r));
+    held_changed(r);
+    if (r->state == ST_WAIT)
+        try_restart(r);
+    else if (r->m->elastic && rep_running(r) && r->lost_replicas > lost_for(r->m, r->missing))
+        r->rejoin = true;
+}
+
+static void on_failure(struct rep *r, const struct ts_des_event *ev)
+{
+    const struct run_model *m = r->m;
+    int p = (int)ev->a;
+    const struct run_proc *pr = &m->proc[p];
+    int slot = -1;
+    if (pr->per_copy) {
+        int copy = (int)ev->b;
+        r->copy_h[pr->copy_base + copy] = 0;
+        if (pr->node_scoped)
+            slot = copy / pr->copies_per_slot;  // renewed when the node is replaced
+        else
+            copy_schedule(r, p, copy);          // a job process renews at once
+    } else {
+        r->proc_h[p] = 0;
+        if (pr->node_scoped)
+            slot = slot_pick_failed(r, p);
+        superposed_redraw(r, p);
+    }
+
+    bool running = rep_running(r);
+    if (!pr->node_scoped && !running)
+        return;     // software cannot fail while nothing runs
+    TS_ASSERT(r->state != ST_BATCH, "run: failure inside a batch");
+    r->failures += 1.0;
+    account(r);
+    double now = ts_des_now(r->des);
+    tl_add(r, TS_SPAN_FAILURE, now, now);
+    if (running) {
+        cancel_progress(r);
+        rollback(r);
+    }
+    if (pr->node_scoped)
+        node_lost(r, slot);
+    if (r->state == ST_DRAIN)
+        r->emergency_done = true;   // nothing more runs before the reclaim
+    else if (r->state != ST_WAIT)
+        try_restart(r);
+}
+
+static void on_preemption(struct rep *r)
+{
+    const struct run_model *m = r->m;
+    r->preempt_h = 0;
+    preemption_redraw(r);
+    bool holding = r->state == ST_COMPUTE || r->state == ST_STALL || r->state == ST_RESTART;
+    if (!holding || r->reclaim_pending)
+        return;     // already waiting or already being reclaimed
+    r->preemptions += 1.0;
+    account(r);
+    r->reclaim_pending = true;
+    ts_des_schedule_in(r->des, m->notice_s, PRIO_RECLAIM, EV_RECLAIM, 0, 0);
+    if (!m->emergency_fits)
+        return;     // keep training; the reclaim loses what is not durable by then
+    if (r->state == ST_COMPUTE)
+        r->progress_s += (ts_des_now(r->des) - r->seg_start) / slowdown(m, r->lost_replicas);
+    cancel_progress(r);
+    r->state = ST_DRAIN;
+    if (r->state == ST_DRAIN && (r->progress_s > r->durable_s || r->persist_active)) {
+        // Write everything now: this checkpoint supersedes any write in flight.
+        if (r->persist_active) {
+            ts_des_cancel(r->des, r->persist_h);
+            r->persist_active = false;
+            r->persist_h = 0;
+        }
+        r->emergency_done = false;
+        r->stall = STALL_EMERGENCY;
+        r->job_h = ts_des_schedule_in(r->des, m->emergency_s, PRIO_PROGRESS, EV_STALL_END, 0, 0);
+    } else {
+        r->emergency_done = true;   // nothing to save (e.g. preempted while restarting)
+    }
+}
+
+static void on_reclaim(struct rep *r)
+{
+    r->reclaim_pending = false;
+    account(r);
+    double now = ts_des_now(r->des);
+    if (rep_running(r)) {
+        cancel_progress(r);
+        rollback(r);
+    }
+    tl_add(r, TS_SPAN_FAILURE, now, now);
+    r->reacquiring = true;
+    r->state = ST_WAIT;
+    ts_des_schedule_in(r->des, r->m->reacquire_s, PRIO_CAPACITY, EV_REACQUIRED, 0, 0);
+}
+
+static void on_reacquired(struct rep *r)
+{
+    account(r);
+    r->reacquiring = false;
+    if (r->state == ST_WAIT)
+        try_restart(r);
+}
+
+/* Seed the streams and start the job; nothing is allocated. */
+static void rep_start(struct rep *r, int index)
+{
+    const struct run_model *m = r->m;
+    struct ts_des *d = r->des;
+    ts_des_reset(d);
+    int streams = m->n_proc + (m->spot ? 1 : 0);
+    for (int s = 0; s < streams; s++)
+        gsl_rng_set(r->rng[s], (unsigned long)ts_rng_stream_seed(m->seed, (uint64_t)index,
+                                                                   (uint64_t)s + 1));
+    r->held = m->nodes;
+    r->pool = m->spares;
+    for (int s = 0; s < m->nodes && m->track_slots; s++)
+        r->slot_up[s] = 0;
+    for (int i = 0; i < m->n_copy_handles; i++)
+        r->copy_h[i] = 0;
+    for (int p = 0; p < m->n_proc; p++) {
+        const struct run_proc *pr = &m->proc[p];
+        r->proc_h[p] = 0;
+        if (!pr->per_copy)
+            superposed_redraw(r, p);
+        else if (!pr->node_scoped)
+            copy_schedule(r, p, 0);
+    }
+    for (int s = 0; s < m->nodes && m->track_slots; s++)
+        slot_fill(r, s);
+    r->preempt_h = 0;
+    preemption_redraw(r);
+    begin_segment(r);
+}
+
+/* Play one replication to the end. Returns TS_OK, or TS_ERR_INPUT if it took more than
+ * TS_RUN_EVENTS_MAX events or *stop was raised by another thread. */
+static int rep_run(struct rep *r, int index, const int *stop, struct rep_stats *out)
+{
+    rep_start(r, index);
+    struct ts_des_event ev;
+    while (r->state != ST_DONE) {
+        bool got = ts_des_next(r->des, &ev);
+        TS_ASSERT(got, "run: replication %d has no pending event in state %d", index,
+                  (int)r->state);
+        if ((r->des->popped & 4095u) == 0) {
+            int s;
+#pragma omp atomic read
+            s = *stop;
+            if (s || r->des->popped > TS_RUN_EVENTS_MAX)
+                return TS_ERR_INPUT;
+        }
+        switch ((enum run_event)ev.kind) {
+        case EV_SEGMENT_END: on_segment_end(r); break;
+        case EV_BATCH_END: on_batch_end(r, ev.a); break;
+        case EV_STALL_END: on_stall_end(r); break;
+        case EV_PERSIST_END: on_persist_end(r); break;
+        case EV_RESTART_END: on_restart_end(r); break;
+        case EV_REPAIRED: on_repaired(r); break;
+        case EV_REACQUIRED: on_reacquired(r); break;
+        case EV_RECLAIM: on_reclaim(r); break;
+        case EV_FAILURE: on_failure(r, &ev); break;
+        case EV_PREEMPTION: on_preemption(r); break;
+        }
+    }
+    out->wall_s = ts_des_now(r->des);
+    for (int c = 0; c < CAT_COUNT; c++)
+        out->gpu_s[c] = r->gpu_s[c];
+    out->failures = r->failures;
+    out->preemptions = r->preemptions;
+    out->checkpoints = r->checkpoints;
+    out->status = TS_OK;
+    return TS_OK;
+}
+
+/* ---------------------------------------------------------------- setup and summary */
+
+static void model_build(const struct ts_run_input *in, const struct ts_run_params *p,
+                        struct run_model *m)
+{
+    const struct ts_reliability *rel = &in->rel;
+    memset(m, 0, sizeof *m);
+    m->tau_s = p->checkpoint_interval_s;
+    m->solve_s = p->solve_s;
+    m->finish_eps_s = 1e-9 * p->solve_s;
+    m->stall_s = p->checkpoint_write_s;
+    m->persist_s = p->checkpoint_persist_s;
+    m->restart_s = p->restart_s;
+    m->emergency_s = p->checkpoint_persist_s;   // the notice-period checkpoint must be durable
+    m->repair_s = rel->repair_time_s;
+    m->async = rel->checkpoint.mode == TS_CKPT_ASYNC;
+    m->elastic = rel->elastic;
+    m->gpus = in->gpus;
+    m->nodes = in->nodes;
+    m->dp = in->dp;
+    m->spares = rel->spares;
+    m->replica_gpus = in->gpus / in->dp;
+    m->replicas_per_node = m->replica_gpus >= in->gpus_per_node
+                               ? 1 : in->gpus_per_node / m->replica_gpus;
+    m->iteration_s = in->iteration_s;
+    m->elastic_iteration_s = rel->elastic ? in->elastic_iteration_s : NULL;
+    m->spot = rel->spot.enabled;
+    m->preemption_mtbf_s = rel->spot.preemption_mtbf_s;
+    m->notice_s = rel->spot.notice_s;
+    m->reacquire_s = rel->spot.reacquire_s;
+    m->emergency_fits = m->emergency_s <= m->notice_s;
+    m->seed = rel->seed;
+    m->n_proc = rel->n_failures;
+    for (int i = 0; i < rel->n_failures; i++) {
+        const struct ts_failure_process *f = &rel->failures[i];
+        struct run_proc *pr = &m->proc[i];
+        double copies = ts_run__process_copies(f, in->gpus, in->nodes);
+        pr->node_scoped = f->component != TS_COMP_JOB;
+        pr->weibull = f->distribution == TS_DIST_WEIBULL;
+        pr->per_copy = pr->weibull && copies <= PER_COPY_MAX;
+        pr->mtbf_s = f->mtbf_s;
+        pr->shape = f->shape;
+        pr->scale_s = pr->weibull ? f->mtbf_s / gsl_sf_gamma(1.0 + 1.0 / f->shape) : f->mtbf_s;
+        pr->copies_per_node = pr->node_scoped ? copies / in->nodes : 0.0;
+        if (pr->per_copy) {
+            pr->copies = (int)copies;
+            pr->copies_per_slot = f->component == TS_COMP_GPU ? in->gpus_per_node : 1;
+            pr->copy_base = m->n_copy_handles;
+            m->n_copy_handles += pr->copies;
+            if (pr->node_scoped)
+                m->track_slots = true;
+        }
+    }
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+int ts_run_simulate(const struct ts_run_input *in, struct ts_run_result *out, double *samples,
+                    struct ts_run_timeline *timeline, struct ts_err *err)
+{
+    memset(out, 0, sizeof *out);
+    int rc = ts_run_params_compute(in, &out->params, err);
+    if (rc)
+        return rc;
+    struct run_model *m = ts_xmalloc(sizeof *m);
+    model_build(in, &out->params, m);
+    int n = in->rel.replications;
+    TS_ASSERT(n >= 1, "run: %d replications", n);
+    struct rep_stats *stats = ts_xcalloc((size_t)n, sizeof *stats);
+    if (timeline)
+        timeline->len = 0;
+    int stop = 0;
+
+#pragma omp parallel
+    {
+        struct ts_des des;
+        TS_ASSERT(ts_des_init(&des, 64u + (uint32_t)m->n_copy_handles) == 0,
+                  "run: out of memory for the event pool");
+        gsl_rng *rng[TS_FAILURES_MAX + 1];
+        for (int s = 0; s <= m->n_proc; s++)
+            rng[s] = gsl_rng_alloc(gsl_rng_mt19937);
+        ts_des_handle *copy_h = ts_xcalloc((size_t)m->n_copy_handles + 1, sizeof *copy_h);
+        struct rep *r = ts_xmalloc(sizeof *r);
+
+#pragma omp for schedule(dynamic)
+        for (int i = 0; i < n; i++) {
+            memset(r, 0, sizeof *r);
+            r->m = m;
+            r->des = &des;
+            r->rng = rng;
+            r->copy_h = copy_h;
+            r->tl = i == 0 ? timeline : NULL;
+            if (rep_run(r, i, &stop, &stats[i]) != TS_OK) {
+                stats[i].status = TS_ERR_INPUT;
+#pragma omp atomic write
+                stop = 1;
+            }
+        }
+
+        free(r);
+        free(copy_h);
+        for (int s = 0; s <= m->n_proc; s++)
+            gsl_rng_free(rng[s]);
+        ts_des_close(&des);
+    }
+
+    for (int i = 0; i < n; i++)
+        if (stats[i].status != TS_OK) {
+            free(stats);
+            free(m);
+            if (timeline)
+                timeline->len = 0;
+            return ts_err_set(err, TS_ERR_INPUT,
+                              "reliability: a simulated run took more than %u events without "
+                              "finishing: failures, preemptions or waits for repairs keep the "
+                              "job from progressing; lower the failure rates, add spares or "
+                              "shorten repair_time", TS_RUN_EVENTS_MAX);
+        }
+
+    // Reduce in index order, so the sums do not depend on the thread count.
+    double *wall = samples ? samples : ts_xmalloc((size_t)n * sizeof *wall);
+    double gpu_s[CAT_COUNT] = {0};
+    for (int i = 0; i < n; i++) {
+        wall[i] = stats[i].wall_s;
+        out->failures_mean += stats[i].failures;
+        out->preemptions_mean += stats[i].preemptions;
+        out->checkpoints_mean += stats[i].checkpoints;
+        for (int c = 0; c < CAT_COUNT; c++)
+            gpu_s[c] += stats[i].gpu_s[c];
+    }
+    const struct ts_run_params *p = &out->params;
+    out->replications = n;
+    out->mean_s = ts_stats_mean(wall, (size_t)n);
+    out->stderr_s = ts_stats_stddev(wall, (size_t)n) / sqrt((double)n);
+    double *sorted = ts_xmalloc((size_t)n * sizeof *sorted);
+    memcpy(sorted, wall, (size_t)n * sizeof *sorted);
+    qsort(sorted, (size_t)n, sizeof *sorted, cmp_double);
+    out->p50_s = ts_stats_percentile_sorted(sorted, (size_t)n, 0.50);
+    out->p90_s = ts_stats_percentile_sorted(sorted, (size_t)n, 0.90);
+    out->p99_s = ts_stats_percentile_sorted(sorted, (size_t)n, 0.99);
+    out->goodput = p->solve_s / out->mean_s;
+    out->failures_mean /= n;
+    out->preemptions_mean /= n;
+    out->checkpoints_mean /= n;
+    double to_h = 1.0 / (3600.0 * n);
+    out->productive_gpu_h = gpu_s[CAT_PRODUCTIVE] * to_h;
+    out->rework_gpu_h = gpu_s[CAT_REWORK] * to_h;
+    out->checkpoint_gpu_h = gpu_s[CAT_CHECKPOINT] * to_h;
+    out->restart_gpu_h = gpu_s[CAT_RESTART] * to_h;
+    out->repair_wait_gpu_h = gpu_s[CAT_WAIT] * to_h;
+    out->degraded_gpu_h = gpu_s[CAT_DEGRADED] * to_h;
+    out->spare_gpu_h = (double)in->rel.spares * in->gpus_per_node * out->mean_s / 3600.0;
+    out->daly_mean_s = ts_run_daly_wall_time(p->job_mtbf_s, p->checkpoint_write_s, p->restart_s,
+                                             p->checkpoint_interval_s, p->solve_s);
+    free(sorted);
+    if (!samples)
+        free(wall);
+    free(stats);
+    free(m);
+    return TS_OK;
+}
+
+void ts_run_timeline_free(struct ts_run_timeline *t)
+{
+    if (!t)
+        return;
+    free(t->spans);
+    t->spans = NULL;
+    t->len = t->cap = 0;
+}

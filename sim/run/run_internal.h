@@ -1,0 +1,23 @@
+/*
+ * Helpers and limits shared by the files of sim/run (not part of the public API).
+ */
+#ifndef TS_RUN_INTERNAL_H
+#define TS_RUN_INTERNAL_H
+
+#include "run/run.h"
+
+/* A run expecting more interruptions than this, or a mean wall time more than this many
+ * times its failure-free time, "cannot finish": an input error, not hours of simulation. */
+#define TS_RUN_INTERRUPTIONS_MAX 1e5
+#define TS_RUN_STRETCH_MAX 100.0
+
+/* Events one replication may take before it is declared stuck (an input error). */
+#define TS_RUN_EVENTS_MAX 10000000u
+
+/* Spans the timeline of replication 0 keeps at most. */
+#define TS_RUN_TIMELINE_MAX 1000000u
+
+/* Independent copies of a failure process in a job: gpus, nodes, or 1 for the job. */
+double ts_run__process_copies(const struct ts_failure_process *f, int gpus, int nodes);
+
+#endif

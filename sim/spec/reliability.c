@@ -1,0 +1,348 @@
+/*
+ * The `reliability` section of a job: failure processes, checkpoint policy, restarts,
+ * spares and repairs, spot capacity, and the Monte Carlo settings of the run simulation
+ * (sim/run). Defaults come from published figures (shared reference reliability.md).
+ *
+ * JSON schema (every key optional; durations are seconds or strings like "10 min", "54 d";
+ * bandwidths bytes/s or strings like "1 GB/s"; sizes bytes or strings like "2.3 TB"):
+ *
+ *   "reliability": {
+ *     "failures": [                      default: the Llama 3 derived processes below;
+ *       {                                  [] means no failures at all; at most 16 entries
+ *         "component": "gpu" | "node" | "network" | "job",   required; gpu processes have
+ *                                          one copy per GPU, node and network one per node,
+ *                                          job one for the whole job (software)
+ *         "mtbf": duration,                required, > 0: mean time between failures of ONE
+ *                                          component (one GPU, one node, the job)
+ *         "distribution": "exponential" | "weibull",         default "exponential"
+ *         "shape": k,                      Weibull shape, 0 < k <= 1000, default 1 (k < 1:
+ *                                          infant mortality, k > 1: wear-out; a very large
+ *                                          k fails almost exactly at the mtbf); with
+ *                                          "exponential" it must be 1 if given
+ *         "name": "label"                  for reports, default the component name
+ *       }, ...
+ *     ],
+ *     "checkpoint": {
+ *       "interval": "auto" | duration,     useful compute between checkpoints (Daly's tau);
+ *                                          default "auto" = Daly's higher-order optimum
+ *       "interval_iterations": n,          alternative to "interval" (not both), n >= 1
+ *       "mode": "sync" | "async",          default "sync"
+ *       "size": bytes,                     override of the checkpoint size (default: weights
+ *                                          + optimizer state, derived from the job)
+ *       "write_bandwidth": B/s,            aggregate storage write limit, default 0 = none
+ *       "read_bandwidth": B/s,             aggregate storage read limit, default 0 = none
+ *       "node_write_bandwidth": B/s,       per-node write limit, default 1 GB/s (0 = none)
+ *       "node_read_bandwidth": B/s,        per-node read limit, default 2.5 GB/s (0 = none)
+ *       "snapshot_bandwidth": B/s,         async: device-to-host copy per GPU, default 25 GB/s
+ *       "keep": k                          checkpoints retained in storage, default 2
+ *     },                                   (at least one write and one read limit must be set)
+ *     "restart_overhead": duration,        detect + reschedule + initialize, default 10 min
+ *                                          (the reload at read bandwidth comes on top)
+ *     "spares": n,                         hot spare nodes, default 0
+ *     "repair_time": duration,             time to repair or replace a failed node when no
+ *                                          spare is left, default 24 h
+ *     "elastic": bool,                     continue with fewer data-parallel replicas while
+ *                                          nodes are missing, default false
+ *     "spot": {                            spot / preemptible capacity; absent = on-demand
+ *       "preemption_mtbf": duration,       required: mean time between preemptions of one node
+ *       "notice": duration,                warning before reclaim, default 120 s (AWS)
+ *       "reacquire": duration              time to get the capacity back, default 10 min
+ *     },
+ *     "replications": n,                   Monte Carlo replications, 1..1000000, default 1000
+ *     "seed": n                            0..2^53, default 1
+ *   }
+ */
+#include <math.h>
+#include <string.h>
+
+#include "spec/spec.h"
+
+/* ---------------------------------------------------------------- defaults */
+
+/* Llama 3 405B pretraining ("The Llama 3 Herd of Models", sec. 3.3.4, Table 5; shared
+ * reference reliability.md): 419 unexpected interruptions in a 54-day snapshot on 16,384
+ * H100 GPUs in 2,048 nodes, about 78% of them hardware. The categories are split into four
+ * processes whose shares of the 419 add up to exactly 100%:
+ *
+ *   gpu      57.3% = faulty GPU 30.1 + HBM3 17.2 + SRAM 4.5 + GPU system processor 4.1
+ *                    + silent data corruption 1.4                       (per GPU)
+ *   node     12.3% = host maintenance 7.6 + NIC 1.7 + the remaining hardware share 3.0
+ *                    (78.0 hardware - 57.3 gpu - 8.4 switch/cable - 7.6 - 1.7 = 3.0)  (per node)
+ *   network  10.1% = switch/cable 8.4 + NCCL watchdog 1.7               (per node)
+ *   job      20.3% = software bugs 12.9 + the remaining non-hardware share 7.4
+ *                    (100 - 89.6 listed = 10.4 "others", of which 3.0 hardware)     (per job)
+ *
+ *   57.3 + 12.3 + 10.1 + 20.3 = 100.0, so at 16,384 GPUs / 2,048 nodes the job sees
+ *   419 interruptions per 54 days (job MTTF 54 x 24 / 419 = 3.09 h). Each component's MTBF
+ *   is (copies x 54 d) / (share x 419):
+ *     gpu      16,384 x 54 d / 240.087 = 3,685 GPU-days (10.1 GPU-years)
+ *     node      2,048 x 54 d / 51.537  = 2,146 node-days (5.9 node-years)
+ *     network   2,048 x 54 d / 42.319  = 2,613 node-days (7.2 node-years)
+ *     job               54 d / 85.057  = 15.2 h (software is per job, not per node)
+ */
+#define LLAMA3_WINDOW_S (54.0 * 86400.0)
+#define LLAMA3_INTERRUPTIONS 419.0
+#define LLAMA3_GPUS 16384.0
+#define LLAMA3_NODES 2048.0
+
+static const struct {
+    enum ts_component component;
+    double share;           // fraction of the 419 unexpected interruptions
+    double copies;          // copies in the Llama 3 job
+    const char *name;
+} llama3_processes[] = {
+    {TS_COMP_GPU, 0.573, LLAMA3_GPUS, "gpu hardware"},
+    {TS_COMP_NODE, 0.123, LLAMA3_NODES, "node hardware"},
+    {TS_COMP_NETWORK, 0.101, LLAMA3_NODES, "network"},
+    {TS_COMP_JOB, 0.203, 1.0, "software"},
+};
+
+void ts_reliability_defaults(struct ts_reliability *r)
+{
+    memset(r, 0, sizeof *r);
+    r->n_failures = (int)TS_ARRAY_LEN(llama3_processes);
+    for (int i = 0; i < r->n_failures; i++) {
+        struct ts_failure_process *f = &r->failures[i];
+        f->component = llama3_processes[i].component;
+        f->mtbf_s = llama3_processes[i].copies * LLAMA3_WINDOW_S /
+                    (llama3_processes[i].share * LLAMA3_INTERRUPTIONS);
+        f->distribution = TS_DIST_EXPONENTIAL;
+        f->shape = 1.0;
+        ts_strlcpy(f->name, llama3_processes[i].name, sizeof f->name);
+    }
+
+    struct ts_checkpoint *c = &r->checkpoint;
+    c->interval_auto = true;
+    c->interval_s = 0.0;
+    c->interval_iterations = 0;
+    c->mode = TS_CKPT_SYNC;
+    c->size_bytes = 0.0;                // derived from the job
+    c->write_bandwidth = 0.0;           // no aggregate limit unless given
+    c->read_bandwidth = 0.0;
+    /* Per-node storage bandwidth, from three published runs (reliability.md): BLOOM saved
+     * 2.3 TB in ~40 s from 48 nodes (~1.2 GB/s per node); Megatron 1T saved 13.8 TB at
+     * 273 GB/s and loaded at up to 1 TB/s on 384 nodes (~0.7 / 2.6 GB/s per node); Llama 3
+     * sustained 2 TB/s on 2,048 nodes (~1 GB/s per node). */
+    c->node_write_bandwidth = 1e9;
+    c->node_read_bandwidth = 2.5e9;
+    c->snapshot_bandwidth = 25e9;       // PCIe Gen4 x16 device-to-host, per GPU
+    c->keep = 2;
+
+    r->restart_overhead_s = 600.0;      // ByteDance: fail-stop, diagnose, reschedule > 10 min
+    r->spares = 0;
+    r->repair_time_s = 86400.0;         // assumption: a failed node is back within a day
+    r->elastic = false;
+    r->spot.enabled = false;
+    r->spot.preemption_mtbf_s = 0.0;
+    r->spot.notice_s = 120.0;           // AWS spot interruption notice: 2 minutes
+    r->spot.reacquire_s = 600.0;        // assumption: capacity back within 10 minutes
+    r->replications = 1000;
+    r->seed = 1;
+}
+
+/* ---------------------------------------------------------------- parser */
+
+#define DURATION_MAX 1e9        // ~32 years: longer is a unit mistake
+#define MTBF_MAX 1e13           // ~300,000 years per component
+#define BANDWIDTH_MAX 1e16      // 10 PB/s
+#define WEIBULL_SHAPE_MAX 1000.0
+
+static const char *const reliability_keys[] = {
+    "failures", "checkpoint", "restart_overhead", "spares", "repair_time", "elastic", "spot",
+    "replications", "seed", NULL,
+};
+static const char *const failure_keys[] = {
+    "component", "mtbf", "distribution", "shape", "name", NULL,
+};
+static const char *const checkpoint_keys[] = {
+    "interval", "interval_iterations", "mode", "size", "write_bandwidth", "read_bandwidth",
+    "node_write_bandwidth", "node_read_bandwidth", "snapshot_bandwidth", "keep", NULL,
+};
+static const char *const spot_keys[] = {"preemption_mtbf", "notice", "reacquire", NULL};
+
+/* Read an optional (or required) quantity that must be > 0 and <= hi. */
+static int get_positive(const struct ts_jnode *obj, const char *key, enum ts_need need,
+                        enum ts_dim dim, double hi, double *out, struct ts_err *err)
+{
+    double v = *out;
+    int rc = ts_jnode_get_quantity(obj, key, need, dim, 0.0, hi, &v, err);
+    if (rc)
+        return rc;
+    struct ts_jnode c;
+    if (ts_jnode_child(obj, key, &c) && v <= 0.0)
+        return ts_err_at(err, c.file, c.path, "must be greater than zero");
+    *out = v;
+    return TS_OK;
+}
+
+static int parse_failure(const struct ts_jnode *node, struct ts_failure_process *f,
+                         struct ts_err *err)
+{
+    int rc;
+    if ((rc = ts_jnode_check_keys(node, failure_keys, err)))
+        return rc;
+    int comp = 0, dist = TS_DIST_EXPONENTIAL;
+    f->mtbf_s = 0.0;
+    f->shape = 1.0;
+    if ((rc = ts_jnode_get_enum(node, "component", TS_REQUIRED, ts_component_names,
+                                TS_COMP_COUNT, &comp, err)) ||
+        (rc = get_positive(node, "mtbf", TS_REQUIRED, TS_DIM_SECONDS, MTBF_MAX, &f->mtbf_s,
+                           err)) ||
+        (rc = ts_jnode_get_enum(node, "distribution", TS_OPTIONAL, ts_distribution_names,
+                                TS_DIST_COUNT, &dist, err)) ||
+        (rc = get_positive(node, "shape", TS_OPTIONAL, TS_DIM_NUMBER, WEIBULL_SHAPE_MAX,
+                           &f->shape, err)))
+        return rc;
+    f->component = (enum ts_component)comp;
+    f->distribution = (enum ts_distribution)dist;
+    struct ts_jnode c;
+    if (f->distribution == TS_DIST_EXPONENTIAL && f->shape != 1.0 &&
+        ts_jnode_child(node, "shape", &c))
+        return ts_err_at(err, c.file, c.path,
+                         "an exponential process has shape 1; use \"distribution\": \"weibull\" "
+                         "for shape %g", f->shape);
+    ts_strlcpy(f->name, ts_component_names[f->component], sizeof f->name);
+    return ts_jnode_get_string(node, "name", TS_OPTIONAL, f->name, sizeof f->name, err);
+}
+
+static int parse_failures(const struct ts_jnode *node, struct ts_reliability *r, struct ts_err *err)
+{
+    int rc;
+    if ((rc = ts_jnode_expect_array(node, err)))
+        return rc;
+    int n = cJSON_GetArraySize(node->json);
+    if (n > TS_FAILURES_MAX)
+        return ts_err_at(err, node->file, node->path,
+                         "%d failure processes; at most %d are supported (merge processes of "
+                         "the same component: their rates add)", n, TS_FAILURES_MAX);
+    for (int i = 0; i < n; i++) {
+        struct ts_jnode item = ts_jnode_item(node, i);
+        if ((rc = parse_failure(&item, &r->failures[i], err)))
+            return rc;
+    }
+    r->n_failures = n;
+    return TS_OK;
+}
+
+/* At least one of an aggregate limit and a per-node limit must bound a transfer. */
+static int require_a_limit(const struct ts_jnode *node, const char *aggregate_key,
+                           const char *node_key, double aggregate, double per_node,
+                           struct ts_err *err)
+{
+    if (aggregate > 0.0 || per_node > 0.0)
+        return TS_OK;
+    struct ts_jnode c;
+    ts_jnode_child(node, node_key, &c);
+    return ts_err_at(err, c.file, c.path,
+                     "no bandwidth limit is left (%s and %s are both 0), so checkpoints would "
+                     "take no time; give at least one of them", aggregate_key, node_key);
+}
+
+static int parse_checkpoint(const struct ts_jnode *node, struct ts_checkpoint *c, struct ts_err *err)
+{
+    int rc;
+    if ((rc = ts_jnode_check_keys(node, checkpoint_keys, err)))
+        return rc;
+    struct ts_jnode iv, it;
+    bool has_interval = ts_jnode_child(node, "interval", &iv);
+    bool has_iterations = ts_jnode_child(node, "interval_iterations", &it);
+    if (has_interval && has_iterations)
+        return ts_err_at(err, it.file, it.path,
+                         "give either \"interval\" or \"interval_iterations\", not both");
+    if (has_interval) {
+        if (cJSON_IsString(iv.json) && strcmp(iv.json->valuestring, "auto") == 0) {
+            c->interval_auto = true;
+            c->interval_iterations = 0;
+        } else {
+            double v = 0.0;
+            struct ts_err inner;
+            ts_err_clear(&inner);
+            if (ts_jnode_to_quantity(&iv, TS_DIM_SECONDS, 0.0, DURATION_MAX, &v, &inner)) {
+                // inner.msg is "FILE: PATH: detail"; say that "auto" is the other choice.
+                size_t prefix = strlen(iv.file ? iv.file : "<input>") + 2 + strlen(iv.path) + 2;
+                const char *detail = strlen(inner.msg) > prefix ? inner.msg + prefix : inner.msg;
+                return ts_err_at(err, iv.file, iv.path, "%s (or \"auto\" for Daly's optimum)",
+                                 detail);
+            }
+            if (v <= 0.0)
+                return ts_err_at(err, iv.file, iv.path,
+                                 "must be greater than zero (or \"auto\" for Daly's optimum)");
+            c->interval_auto = false;
+            c->interval_s = v;
+            c->interval_iterations = 0;
+        }
+    }
+    if (has_iterations) {
+        long n = 0;
+        if ((rc = ts_jnode_to_long(&it, 1, 1000000000L, &n, err)))
+            return rc;
+        c->interval_auto = false;
+        c->interval_iterations = n;
+        c->interval_s = 0.0;
+    }
+    int mode = (int)c->mode;
+    if ((rc = ts_jnode_get_enum(node, "mode", TS_OPTIONAL, ts_ckpt_mode_names, TS_CKPT_COUNT,
+                                &mode, err)) ||
+        (rc = get_positive(node, "size", TS_OPTIONAL, TS_DIM_BYTES, 1e18, &c->size_bytes, err)) ||
+        (rc = ts_jnode_get_quantity(node, "write_bandwidth", TS_OPTIONAL, TS_DIM_BYTES_PER_S, 0.0,
+                                    BANDWIDTH_MAX, &c->write_bandwidth, err)) ||
+        (rc = ts_jnode_get_quantity(node, "read_bandwidth", TS_OPTIONAL, TS_DIM_BYTES_PER_S, 0.0,
+                                    BANDWIDTH_MAX, &c->read_bandwidth, err)) ||
+        (rc = ts_jnode_get_quantity(node, "node_write_bandwidth", TS_OPTIONAL, TS_DIM_BYTES_PER_S,
+                                    0.0, BANDWIDTH_MAX, &c->node_write_bandwidth, err)) ||
+        (rc = ts_jnode_get_quantity(node, "node_read_bandwidth", TS_OPTIONAL, TS_DIM_BYTES_PER_S,
+                                    0.0, BANDWIDTH_MAX, &c->node_read_bandwidth, err)) ||
+        (rc = get_positive(node, "snapshot_bandwidth", TS_OPTIONAL, TS_DIM_BYTES_PER_S,
+                           BANDWIDTH_MAX, &c->snapshot_bandwidth, err)) ||
+        (rc = ts_jnode_get_int(node, "keep", TS_OPTIONAL, 1, 1000000, &c->keep, err)))
+        return rc;
+    c->mode = (enum ts_ckpt_mode)mode;
+    if ((rc = require_a_limit(node, "write_bandwidth", "node_write_bandwidth", c->write_bandwidth,
+                              c->node_write_bandwidth, err)) ||
+        (rc = require_a_limit(node, "read_bandwidth", "node_read_bandwidth", c->read_bandwidth,
+                              c->node_read_bandwidth, err)))
+        return rc;
+    return TS_OK;
+}
+
+static int parse_spot(const struct ts_jnode *node, struct ts_spot *s, struct ts_err *err)
+{
+    int rc;
+    if ((rc = ts_jnode_check_keys(node, spot_keys, err)) ||
+        (rc = get_positive(node, "preemption_mtbf", TS_REQUIRED, TS_DIM_SECONDS, MTBF_MAX,
+                           &s->preemption_mtbf_s, err)) ||
+        (rc = ts_jnode_get_quantity(node, "notice", TS_OPTIONAL, TS_DIM_SECONDS, 0.0,
+                                    DURATION_MAX, &s->notice_s, err)) ||
+        (rc = ts_jnode_get_quantity(node, "reacquire", TS_OPTIONAL, TS_DIM_SECONDS, 0.0,
+                                    DURATION_MAX, &s->reacquire_s, err)))
+        return rc;
+    s->enabled = true;
+    return TS_OK;
+}
+
+int ts_reliability_parse(const struct ts_jnode *node, struct ts_reliability *r, struct ts_err *err)
+{
+    int rc;
+    if ((rc = ts_jnode_check_keys(node, reliability_keys, err)))
+        return rc;
+    struct ts_jnode c;
+    if (ts_jnode_child(node, "failures", &c) && (rc = parse_failures(&c, r, err)))
+        return rc;
+    if (ts_jnode_child(node, "checkpoint", &c) && (rc = parse_checkpoint(&c, &r->checkpoint, err)))
+        return rc;
+    long seed = (long)r->seed;
+    if ((rc = ts_jnode_get_quantity(node, "restart_overhead", TS_OPTIONAL, TS_DIM_SECONDS, 0.0,
+                                    DURATION_MAX, &r->restart_overhead_s, err)) ||
+        (rc = ts_jnode_get_int(node, "spares", TS_OPTIONAL, 0, 1000000, &r->spares, err)) ||
+        (rc = ts_jnode_get_quantity(node, "repair_time", TS_OPTIONAL, TS_DIM_SECONDS, 0.0,
+                                    DURATION_MAX, &r->repair_time_s, err)) ||
+        (rc = ts_jnode_get_bool(node, "elastic", TS_OPTIONAL, &r->elastic, err)) ||
+        (rc = ts_jnode_get_int(node, "replications", TS_OPTIONAL, 1, 1000000, &r->replications,
+                               err)) ||
+        (rc = ts_jnode_get_long(node, "seed", TS_OPTIONAL, 0, 9007199254740992L, &seed, err)))
+        return rc;
+    r->seed = (uint64_t)seed;
+    if (ts_jnode_child(node, "spot", &c) && (rc = parse_spot(&c, &r->spot, err)))
+        return rc;
+    return TS_OK;
+}
