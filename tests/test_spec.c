@@ -1098,15 +1098,47 @@ static void job_with_a_misspelt_key_is_rejected_with_path(void **state)
 static void job_accepts_extra_keys_only_when_the_caller_names_them(void **state)
 {
     (void)state;
-    static const char *const extra[] = {"reliability", "cost", NULL};
+    static const char *const extra[] = {"sweep", "cost", NULL};
     struct ts_job job;
     struct ts_err err;
     int rc = parse_job_with(TINY_MODEL, TOY_SYSTEM,
-                            "\"gpus\": 8, \"global_batch\": 8, \"reliability\": {\"anything\": 1}",
+                            "\"gpus\": 8, \"global_batch\": 8, \"sweep\": {\"anything\": 1}",
                             extra, &job, &err);
     assert_ok(rc, err);
-    rc = parse_job("\"gpus\": 8, \"global_batch\": 8, \"reliability\": {\"anything\": 1}", &job, &err);
-    assert_input_error(rc, &err, "test.json: reliability: unknown key");
+    rc = parse_job("\"gpus\": 8, \"global_batch\": 8, \"sweep\": {\"anything\": 1}", &job, &err);
+    assert_input_error(rc, &err, "test.json: sweep: unknown key");
+    /* A section the job knows is left to a caller that names it. */
+    rc = parse_job_with(TINY_MODEL, TOY_SYSTEM,
+                        "\"gpus\": 8, \"global_batch\": 8, \"cost\": {\"anything\": 1}",
+                        extra, &job, &err);
+    assert_ok(rc, err);
+    assert_false(job.has_cost);
+}
+
+static void job_parses_its_reliability_and_cost_sections(void **state)
+{
+    (void)state;
+    struct ts_job job;
+    struct ts_err err;
+    int rc = parse_job("\"gpus\": 8, \"global_batch\": 8", &job, &err);
+    assert_ok(rc, err);
+    assert_false(job.has_reliability);
+    assert_false(job.has_cost);
+    rc = parse_job("\"gpus\": 8, \"global_batch\": 8, \"reliability\": {\"spares\": 2}, "
+                   "\"cost\": {\"pricing\": \"spot\", \"gpu_hour\": {\"spot\": 1.5}}", &job, &err);
+    assert_ok(rc, err);
+    assert_true(job.has_reliability);
+    assert_int_equal(job.reliability.spares, 2);
+    assert_int_equal(job.reliability.checkpoint.keep, 2);     /* the defaults underneath */
+    assert_true(job.has_cost);
+    assert_int_equal(job.cost.pricing, TS_PRICING_SPOT);
+    assert_true(job.cost.gpu_hour[TS_PRICING_SPOT] == 1.5);
+    rc = parse_job("\"gpus\": 8, \"global_batch\": 8, \"reliability\": {\"spare\": 2}", &job,
+                   &err);
+    assert_input_error(rc, &err, "test.json: reliability.spare: unknown key");
+    rc = parse_job("\"gpus\": 8, \"global_batch\": 8, \"cost\": {\"gpu_hour\": {\"on_demand\": -1}}",
+                   &job, &err);
+    assert_input_error(rc, &err, "test.json: cost.gpu_hour.on_demand: -1 must not be negative");
 }
 
 static void job_with_a_duplicated_key_is_rejected(void **state)
@@ -1438,11 +1470,18 @@ static void job_uneven_pipeline_split_that_does_not_add_up_is_rejected(void **st
     rc = parse_job("\"gpus\": 1, \"global_batch\": 1, \"parallel\": {\"first_stage_layers\": 4}", &job,
                    &err);
     assert_input_error(rc, &err, "test.json: parallel.first_stage_layers: uneven stage sizes need pp > 1");
+    /* Interleaving splits uneven stages into chunks that differ by at most one layer, but
+     * every chunk needs a layer. */
     rc = parse_job("\"gpus\": 2, \"global_batch\": 4, \"parallel\": {\"pp\": 2, \"schedule\": "
                    "\"interleaved\", \"virtual_stages\": 2, \"first_stage_layers\": 3}",
                    &job, &err);
-    assert_input_error(rc, &err, "test.json: parallel.first_stage_layers: uneven stage sizes are not "
-                                 "supported with the interleaved schedule");
+    assert_int_equal(rc, TS_OK);
+    assert_int_equal(ts_job_stage_layers(&job, 0), 3);
+    assert_int_equal(ts_job_stage_layers(&job, 1), 5);
+    rc = parse_job("\"gpus\": 2, \"global_batch\": 4, \"parallel\": {\"pp\": 2, \"schedule\": "
+                   "\"interleaved\", \"virtual_stages\": 4, \"first_stage_layers\": 3}",
+                   &job, &err);
+    assert_input_error(rc, &err, "test.json: parallel.virtual_stages: 4 exceeds the 3 layers of stage 0");
 }
 
 static void job_stage_layers_split_evenly_without_first_or_last(void **state)
@@ -1748,6 +1787,7 @@ int main(void)
         cmocka_unit_test(job_training_tokens_accept_a_suffix),
         cmocka_unit_test(job_with_a_misspelt_key_is_rejected_with_path),
         cmocka_unit_test(job_accepts_extra_keys_only_when_the_caller_names_them),
+        cmocka_unit_test(job_parses_its_reliability_and_cost_sections),
         cmocka_unit_test(job_with_a_duplicated_key_is_rejected),
         cmocka_unit_test(job_missing_required_keys_is_rejected_with_path),
         cmocka_unit_test(job_with_values_of_the_wrong_type_is_rejected),

@@ -5,7 +5,11 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <omp.h>
+
 #include "cli/cli.h"
+#include "cost/cost.h"
+#include "run/run.h"
 #include "spec/spec.h"
 #include "step/step.h"
 
@@ -13,7 +17,8 @@ void ts_cli_run_help(FILE *f)
 {
     fprintf(f,
             "usage: trainsim run FILE [--format table|json|csv] [--trace OUT.json]\n"
-            "                    [--method discrete-event|closed-form]\n"
+            "                    [--run-trace OUT.json] [--method discrete-event|closed-form]\n"
+            "                    [--replications N] [--seed S] [--threads N]\n"
             "\n"
             "Simulate one job file (configs/*.json): one training iteration as a discrete-event\n"
             "simulation of the pipeline schedule with TP/PP/DP/CP traffic, memory per GPU,\n"
@@ -23,7 +28,11 @@ void ts_cli_run_help(FILE *f)
             "options:\n"
             "  --format F     table (default on a terminal), json (default otherwise), csv\n"
             "  --trace OUT    write a Chrome trace of the iteration (open in ui.perfetto.dev)\n"
+            "  --run-trace OUT  write a Chrome trace of one replication of the whole run\n"
+            "                 (failures, checkpoints, restarts; 1 trace second = 1 hour)\n"
             "  --method M     discrete-event (default) or closed-form (the screening estimate)\n"
+            "  --replications N, --seed S   override the reliability section's Monte Carlo\n"
+            "  --threads N    OpenMP threads for the Monte Carlo (results do not depend on it)\n"
             "\n"
             "An infeasible job (out of memory) is a result: exit 0 with \"feasible\": false.\n"
             "\n"
@@ -81,7 +90,8 @@ static int load_job(const char *file, struct ts_job *job, struct ts_err *err)
 
 int ts_cli_run(int argc, char **argv)
 {
-    const char *file = NULL, *trace_path = NULL;
+    const char *file = NULL, *trace_path = NULL, *run_trace_path = NULL;
+    long replications = 0, seed = -1, threads = 0;
     enum ts_format format = ts_cli_default_format();
     enum ts_method method = TS_METHOD_DISCRETE_EVENT;
     for (int i = 1; i < argc; i++) {
@@ -92,6 +102,23 @@ int ts_cli_run(int argc, char **argv)
                 return TS_ERR_INPUT;
         } else if (strcmp(a, "--trace") == 0 && has_value) {
             trace_path = argv[++i];
+        } else if (strcmp(a, "--run-trace") == 0 && has_value) {
+            run_trace_path = argv[++i];
+        } else if ((strcmp(a, "--replications") == 0 || strcmp(a, "--seed") == 0 ||
+                    strcmp(a, "--threads") == 0) && has_value) {
+            char *end;
+            long v = strtol(argv[++i], &end, 10);
+            long hi = a[2] == 's' ? 9007199254740991L : a[2] == 'r' ? 1000000L : 4096L;
+            if (*end || v < (a[2] == 's' ? 0 : 1) || v > hi) {
+                fprintf(stderr, "trainsim run: %s: \"%s\" is not a whole number in range\n", a, argv[i]);
+                return TS_ERR_INPUT;
+            }
+            if (a[2] == 'r')
+                replications = v;
+            else if (a[2] == 's')
+                seed = v;
+            else
+                threads = v;
         } else if (strcmp(a, "--method") == 0 && has_value) {
             const char *mv = argv[++i];
             if (strcmp(mv, "discrete-event") == 0 || strcmp(mv, "discrete_event") == 0)
@@ -153,13 +180,76 @@ int ts_cli_run(int argc, char **argv)
     }
 
     rc = TS_OK;
-    if (trace_path && ts_report_trace_write(trace_path, &trace, job, &err)) {
+    /* The whole run (Monte Carlo) and the bill. */
+    struct ts_run_result run;
+    struct ts_cost_result cost;
+    struct ts_run_timeline timeline = {0};
+    bool have_run = false, have_cost = false;
+    double *samples = NULL;
+    int n_samples = 0;
+    if (job->has_reliability) {
+        if (replications)
+            job->reliability.replications = (int)replications;
+        if (seed >= 0)
+            job->reliability.seed = (uint64_t)seed;
+        if (threads)
+            omp_set_num_threads((int)threads);
+        struct ts_run_input in;
+        memset(&in, 0, sizeof in);
+        in.iteration_s = it.iteration_s;
+        in.iterations = job->has_training ? it.iterations : 1.0;
+        in.gpus = job->gpus;
+        in.nodes = job->nodes;
+        in.gpus_per_node = job->system.gpus_per_node;
+        in.dp = job->parallel.dp;
+        in.checkpoint_bytes = ts_compute_checkpoint_bytes(job, &scratch.compute);
+        in.rel = job->reliability;
+        /* Elastic: with k replicas missing the same global batch runs on dp - k replicas,
+         * so an iteration takes dp / (dp - k) as long (gradient accumulation absorbs it). */
+        double *elastic = NULL;
+        if (job->reliability.elastic) {
+            elastic = ts_xmalloc((size_t)in.dp * sizeof *elastic);
+            for (int k = 0; k < in.dp; k++)
+                elastic[k] = it.iteration_s * in.dp / (double)(in.dp - k);
+            in.elastic_iteration_s = elastic;
+        }
+        n_samples = in.rel.replications > 0 ? in.rel.replications : 1;
+        samples = ts_xmalloc((size_t)n_samples * sizeof *samples);
+        if (!job->has_training) {
+            fprintf(stderr, "trainsim: %s: reliability: the whole-run simulation needs a training "
+                    "section (\"training\": {\"tokens\": ...})\n", file);
+            rc = TS_ERR_INPUT;
+        } else if ((rc = ts_run_simulate(&in, &run, samples, run_trace_path ? &timeline : NULL, &err))) {
+            fprintf(stderr, "trainsim: %s: %s\n", file, err.msg);
+        } else {
+            have_run = true;
+        }
+        free(elastic);
+        if (rc == TS_OK && run_trace_path && ts_report_run_trace_write(run_trace_path, &timeline, job, &err)) {
+            fprintf(stderr, "trainsim: %s\n", err.msg);
+            rc = err.status;
+        }
+    } else if (run_trace_path) {
+        fprintf(stderr, "trainsim run: --run-trace needs a reliability section in the job\n");
+        rc = TS_ERR_INPUT;
+    }
+    if (rc == TS_OK && job->has_cost) {
+        struct ts_cost_input ci = {job, &it, have_run ? &run : NULL, have_run ? samples : NULL,
+                                   have_run ? n_samples : 0,
+                                   ts_compute_checkpoint_bytes(job, &scratch.compute)};
+        if ((rc = ts_cost_compute(&ci, &cost, &err)))
+            fprintf(stderr, "trainsim: %s: %s\n", file, err.msg);
+        else
+            have_cost = true;
+    }
+    if (rc == TS_OK && trace_path && ts_report_trace_write(trace_path, &trace, job, &err)) {
         fprintf(stderr, "trainsim: %s\n", err.msg);
         rc = err.status;
     }
     if (rc == TS_OK) {
         struct ts_run_output out = {file, job, &it,
-                                    method == TS_METHOD_DISCRETE_EVENT ? &stages : NULL, stage_mem};
+                                    method == TS_METHOD_DISCRETE_EVENT ? &stages : NULL, stage_mem,
+                                    have_run ? &run : NULL, have_cost ? &cost : NULL};
         struct ts_buf buf;
         ts_buf_init(&buf);
         if (format == TS_FORMAT_TABLE) {
@@ -175,6 +265,8 @@ int ts_cli_run(int argc, char **argv)
         ts_buf_free(&buf);
     }
     ts_trace_free(&trace);
+    ts_run_timeline_free(&timeline);
+    free(samples);
     free(arrays);
     ts_eval_scratch_free(&scratch);
     free(job);

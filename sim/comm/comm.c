@@ -20,13 +20,17 @@ void ts_comm_group_strided(const struct ts_system *sys, int size, long stride, s
     memset(g, 0, sizeof *g);
     g->size = size;
     g->stride = stride;
-    /* Members i * stride; those sharing floor(i * stride / D) share a domain. */
+    /* Members i * stride; those sharing floor(i * stride / D) share a domain. With a stride
+     * below the domain size the members cover the domains from the first to the last one
+     * (a stride that does not divide D still leaves none empty); the busiest domain holds
+     * ceil(D / stride) of them. */
+    long last = (long)(size - 1) * stride;
+    g->domains = stride >= D ? size : (int)(last / D + 1);
     long in = stride >= D ? 1 : (D + stride - 1) / stride;
     g->per_domain = (int)(in < size ? in : size);
-    g->domains = (size + g->per_domain - 1) / g->per_domain;
+    g->nodes = stride >= G ? size : (int)(last / G + 1);
     long pn = stride >= G ? 1 : (G + stride - 1) / stride;
     g->per_node = (int)(pn < size ? pn : size);
-    g->nodes = (size + g->per_node - 1) / g->per_node;
     /* Nodes between the first and the last member, all of which the traffic may cross. */
     long spread = ((long)(size - 1) * stride) / G + 1;
     g->crosses_leaf = spread > sys->scale_out.leaf_nodes;
@@ -107,8 +111,12 @@ bool ts_comm_collective_algo(const struct ts_system *sys, enum ts_coll coll,
     case TS_ALGO_RING: {
         if (!ar && !rs_ag)
             return false;
-        double frac = (ar ? 2.0 : 1.0) * (n - 1) / n;
-        c.latency_s = (ar ? 2.0 : 1.0) * (n - 1) * a_max;
+        /* Only the steps that cross domains pay the scale-out latency (NCCL tuning.cc:
+         * nInterSteps = 2 (nNodes - 1) of the 2 (nRanks - 1) all-reduce steps). */
+        double k = ar ? 2.0 : 1.0;
+        double frac = k * (n - 1) / n;
+        double inter = k * (n_out - 1), steps = k * (n - 1);
+        c.latency_s = inter * a_max + (steps - inter) * a_up;
         c.up_bytes = n_in > 1 ? frac * S : 0.0;
         c.out_bytes = n_out > 1 ? frac * S / n_in : 0.0;
         finish(&c, up_bw, out_bw, true);

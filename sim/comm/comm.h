@@ -21,8 +21,9 @@
  * all-reduce buffer, the all-gather output, the reduce-scatter input, the all-to-all buffer
  * of one rank, or the send/recv message.
  *   ring:          all-reduce 2(n-1) steps moving 2(n-1)/n S per GPU; RS/AG half of that.
- *                  Steps pay the slowest level's latency; bandwidth is the bottleneck of
- *                  scale-up and n_in NIC shares.
+ *                  The 2 (n_out - 1) steps that cross domains pay the scale-out latency, the
+ *                  others the scale-up one (NCCL's tuning model); bandwidth is the
+ *                  bottleneck of scale-up and n_in NIC shares.
  *   tree:          all-reduce by double binary trees between domains and chains inside
  *                  (NCCL): latency 2 (log2 n_out alpha_out + (n_in - 1) alpha_up); for RS/AG,
  *                  aggregated trees (NCCL's PAT) with half that latency. Same bandwidth term

@@ -12,6 +12,8 @@
 struct kern {
     const struct ts_accel *acc;
     const struct ts_gemm_curve *curve;  // GEMM efficiency curve of the job's precision
+    const struct ts_gemm_curve *attn_curve; // curve of the attention GEMMs (16-bit)
+    bool fp8;                           // Transformer Engine fp8: casts before each GEMM
     double gemm_peak;                   // FLOP/s for GEMMs (the job's precision)
     double attn_peak;                   // FLOP/s for attention (16-bit even in fp8 jobs)
     double mem_bw;                      // achieved HBM bytes/s for streaming kernels
@@ -25,6 +27,8 @@ static void kern_init(struct kern *k, const struct ts_job *job)
     enum ts_precision p = job->precision;
     k->acc = a;
     k->curve = &a->gemm[p];
+    k->attn_curve = &a->gemm[p == TS_PREC_FP32 ? TS_PREC_FP32 : TS_PREC_BF16];
+    k->fp8 = p == TS_PREC_FP8;
     k->gemm_peak = a->peak_flops[p];
     /* Attention runs in 16 bits in fp8 recipes (Transformer Engine keeps softmax and the
      * attention GEMMs in bf16 by default). */
@@ -44,19 +48,49 @@ static void kern_init(struct kern *k, const struct ts_job *job)
  * main loop takes the longer of its shape-dependent compute time and its input traffic; the
  * epilogue's output traffic follows it (large-tile kernels run one CTA per SM, so a tile's
  * store does not overlap its own main loop). */
-static double gemm(const struct kern *k, struct ts_pass *p, double m, double n, double kk,
-                   double batch, double out_bytes)
+static double gemm_at(const struct kern *k, struct ts_pass *p, double m, double n, double kk,
+                      double batch, double out_bytes, const struct ts_gemm_curve *curve,
+                      double peak, double in_bytes)
 {
     double flops = 2.0 * m * n * kk * batch;
-    double eff = ts_gemm_curve_eval(k->curve, flops);
-    double t_compute = flops / (k->gemm_peak * eff);
-    double t_inputs = batch * k->gemm_in_bytes * (m * kk + kk * n) / k->mem_bw;
+    double eff = ts_gemm_curve_eval(curve, flops);
+    double t_compute = flops / (peak * eff);
+    double t_inputs = batch * in_bytes * (m * kk + kk * n) / k->mem_bw;
     double t_output = batch * out_bytes * m * n / k->mem_bw;
     double t = fmax(t_compute, t_inputs) + t_output + k->latency;
     p->flops += flops;
     p->gemm_s += t;
     p->kernels += 1;
     return t;
+}
+
+/* A GEMM in the job's precision. */
+static double gemm(const struct kern *k, struct ts_pass *p, double m, double n, double kk,
+                   double batch, double out_bytes)
+{
+    return gemm_at(k, p, m, n, kk, batch, out_bytes, k->curve, k->gemm_peak, k->gemm_in_bytes);
+}
+
+/* A linear layer's GEMM whose first operand (m x kk) is an activation or a gradient: in fp8
+ * recipes Transformer Engine first casts it to fp8 and writes its transpose for the
+ * weight-gradient GEMM (read 2 bytes, write 1 + 1). */
+static double linear(const struct kern *k, struct ts_pass *p, double m, double n, double kk,
+                     double out_bytes)
+{
+    double t = 0.0;
+    if (k->fp8) {
+        t += 4.0 * m * kk / k->mem_bw + k->latency;
+        p->mem_s += t;
+        p->kernels += 1;
+    }
+    return t + gemm(k, p, m, n, kk, 1, out_bytes);
+}
+
+/* The batched GEMMs of unfused attention, in 16 bits even in fp8 recipes. */
+static double gemm_attn(const struct kern *k, struct ts_pass *p, double m, double n, double kk,
+                        double batch, double out_bytes)
+{
+    return gemm_at(k, p, m, n, kk, batch, out_bytes, k->attn_curve, k->attn_peak, out_bytes);
 }
 
 /* An element-wise kernel moving `bytes` through HBM. */
@@ -181,11 +215,11 @@ static double attention_fwd(const struct kern *k, const struct shape *sh, bool f
         flash(k, p, flops, 0.5, k->acc->flash_fwd_efficiency, bytes);
     } else {
         double elems = batch * sh->s * sh->s_kv;
-        gemm(k, p, sh->s, sh->s_kv, sh->d, batch, sh->e);          // Q K^T
+        gemm_attn(k, p, sh->s, sh->s_kv, sh->d, batch, sh->e);          // Q K^T
         stream(k, p, 2.0 * sh->e * elems);                         // fused scale-mask-softmax
         if (sh->drop > 0)
             stream(k, p, (2.0 * sh->e + 1.0) * elems);             // dropout (+ 1-byte mask)
-        gemm(k, p, sh->s, sh->d, sh->s_kv, batch, sh->e);          // probabilities x V
+        gemm_attn(k, p, sh->s, sh->d, sh->s_kv, batch, sh->e);          // probabilities x V
     }
     return p->gemm_s + p->attn_s + p->mem_s - t0;
 }
@@ -201,13 +235,13 @@ static double attention_bwd(const struct kern *k, const struct shape *sh, bool f
         flash(k, p, flops, 0.5, k->acc->flash_bwd_efficiency, bytes);
     } else {
         double elems = batch * sh->s * sh->s_kv;
-        gemm(k, p, sh->s, sh->s_kv, sh->d, batch, sh->e);          // dP = dO V^T
-        gemm(k, p, sh->s_kv, sh->d, sh->s, batch, sh->e);          // dV = P^T dO
+        gemm_attn(k, p, sh->s, sh->s_kv, sh->d, batch, sh->e);          // dP = dO V^T
+        gemm_attn(k, p, sh->s_kv, sh->d, sh->s, batch, sh->e);          // dV = P^T dO
         if (sh->drop > 0)
             stream(k, p, (2.0 * sh->e + 1.0) * elems);             // dropout backward
         stream(k, p, 3.0 * sh->e * elems);                         // softmax backward
-        gemm(k, p, sh->s, sh->d, sh->s_kv, batch, sh->e);          // dQ = dS K
-        gemm(k, p, sh->s_kv, sh->d, sh->s, batch, sh->e);          // dK = dS^T Q
+        gemm_attn(k, p, sh->s, sh->d, sh->s_kv, batch, sh->e);          // dQ = dS K
+        gemm_attn(k, p, sh->s_kv, sh->d, sh->s, batch, sh->e);          // dK = dS^T Q
     }
     return p->gemm_s + p->attn_s + p->mem_s - t0;
 }
@@ -220,23 +254,23 @@ static double layer_fwd(const struct kern *k, const struct shape *sh, const stru
     double qkv_n = (sh->a_l + 2.0 * sh->g_l) * sh->d;
     double g0 = p->gemm_s;
     stream(k, p, 2.0 * e * Tn * h);                                 // input norm
-    gemm(k, p, T, qkv_n, h, 1, e);                                  // QKV projection
+    linear(k, p, T, qkv_n, h, e);                                  // QKV projection
     if (!m->learned_positions)
         stream(k, p, 2.0 * e * T * (sh->a_l + sh->g_l) * sh->d);   // rotary embedding on q, k
     double ga = p->gemm_s;
     *attn_s = attention_fwd(k, sh, flash_attn, p);
     double attn_gemm = p->gemm_s - ga;
-    gemm(k, p, T, h, sh->a_l * sh->d, 1, e);                        // output projection
+    linear(k, p, T, h, sh->a_l * sh->d, e);                        // output projection
     stream(k, p, (3.0 * e + sh->drop) * Tn * h);                    // bias-dropout-add
     stream(k, p, 2.0 * e * Tn * h);                                 // post-attention norm
     if (m->ffn == TS_FFN_GELU) {
-        gemm(k, p, T, sh->f_l, h, 1, e);                            // fc1
+        linear(k, p, T, sh->f_l, h, e);                            // fc1
         stream(k, p, 2.0 * e * T * sh->f_l);                        // bias + GeLU
     } else {
-        gemm(k, p, T, 2.0 * sh->f_l, h, 1, e);                      // gate + up (fused)
+        linear(k, p, T, 2.0 * sh->f_l, h, e);                      // gate + up (fused)
         stream(k, p, 3.0 * e * T * sh->f_l);                        // SiLU(gate) * up
     }
-    gemm(k, p, T, h, sh->f_l, 1, e);                                // fc2 / down
+    linear(k, p, T, h, sh->f_l, e);                                // fc2 / down
     stream(k, p, (3.0 * e + sh->drop) * Tn * h);                    // bias-dropout-add
     pass_total(p);
     return p->gemm_s - g0 - attn_gemm;
@@ -251,27 +285,27 @@ static double layer_bwd(const struct kern *k, const struct shape *sh, const stru
     /* Reverse order; each forward GEMM (M x K) (K x N) has a data-gradient GEMM
      * (M x N)(N x K) and a weight-gradient GEMM (K x M)(M x N). */
     stream(k, p, (3.0 * e + sh->drop) * Tn * h);                    // residual + dropout grad
-    gemm(k, p, T, sh->f_l, h, 1, e);                                // fc2 dgrad
+    linear(k, p, T, sh->f_l, h, e);                                // fc2 dgrad
     wgrad(k, sh, p, sh->f_l, h, T);                               // fc2 wgrad
     if (m->ffn == TS_FFN_GELU) {
         stream(k, p, 3.0 * e * T * sh->f_l);                        // GeLU backward
-        gemm(k, p, T, h, sh->f_l, 1, e);                            // fc1 dgrad
+        linear(k, p, T, h, sh->f_l, e);                            // fc1 dgrad
         wgrad(k, sh, p, h, sh->f_l, T);                           // fc1 wgrad
     } else {
         stream(k, p, 5.0 * e * T * sh->f_l);                        // SwiGLU backward
-        gemm(k, p, T, h, 2.0 * sh->f_l, 1, e);                      // gate+up dgrad
+        linear(k, p, T, h, 2.0 * sh->f_l, e);                      // gate+up dgrad
         wgrad(k, sh, p, h, 2.0 * sh->f_l, T);                     // gate+up wgrad
     }
     stream(k, p, 3.0 * e * Tn * h);                                 // norm backward
     stream(k, p, (3.0 * e + sh->drop) * Tn * h);                    // residual + dropout grad
-    gemm(k, p, T, sh->a_l * sh->d, h, 1, e);                        // projection dgrad
+    linear(k, p, T, sh->a_l * sh->d, h, e);                        // projection dgrad
     wgrad(k, sh, p, sh->a_l * sh->d, h, T);                       // projection wgrad
     double ga = p->gemm_s;
     *attn_s = attention_bwd(k, sh, flash_attn, p);
     double attn_gemm = p->gemm_s - ga;
     if (!m->learned_positions)
         stream(k, p, 2.0 * e * T * (sh->a_l + sh->g_l) * sh->d);   // rotary backward
-    gemm(k, p, T, h, qkv_n, 1, e);                                  // QKV dgrad
+    linear(k, p, T, h, qkv_n, e);                                  // QKV dgrad
     wgrad(k, sh, p, h, qkv_n, T);                                 // QKV wgrad
     stream(k, p, 3.0 * e * Tn * h);                                 // norm backward
     pass_total(p);
@@ -347,12 +381,17 @@ static void build_layer(const struct kern *k, const struct shape *sh, const stru
     if (par->recompute == TS_RECOMPUTE_FULL) {
         act = e * Tn * h;                                   // the layer input only
     } else {
-        act = 2.0 * e * Tn * h                              // input norm input, QKV input
+        /* GEMM inputs kept for the weight gradient are fp8 copies in fp8 recipes
+         * (Transformer Engine saves the casts it already made). */
+        double ein = job->precision == TS_PREC_FP8 ? 1.0 : e;
+        double mlp = m->ffn == TS_FFN_GELU ? e * T * sh->f_l + ein * T * sh->f_l   // GeLU in, fc2 in
+                                           : 2.0 * e * T * sh->f_l + ein * T * sh->f_l; // gate, up, down in
+        act = (e + ein) * Tn * h                            // input norm input, QKV input
               + e * T * (sh->a_l + 2.0 * sh->g_l) * d       // Q, K, V
-              + e * T * sh->a_l * d                         // projection input (context)
+              + ein * T * sh->a_l * d                       // projection input (context)
               + sh->drop * Tn * h                           // attention dropout mask
-              + 2.0 * e * Tn * h                            // second norm input, fc1 input
-              + (m->ffn == TS_FFN_GELU ? 2.0 : 3.0) * e * T * sh->f_l  // MLP activations
+              + (e + ein) * Tn * h                          // second norm input, fc1 input
+              + mlp                                         // MLP activations
               + sh->drop * Tn * h;                          // MLP dropout mask
         if (fl)
             act += 4.0 * sh->b * sh->a_l * sh->s;           // softmax statistics (fp32)
@@ -394,14 +433,24 @@ static void build_embed(const struct kern *k, const struct shape *sh, const stru
     H->activation_bytes = sh->drop * sh->Tn * h;
 }
 
-static void build_output(const struct kern *k, const struct shape *sh, const struct ts_job *job,
+static void build_output(const struct kern *k_job, const struct shape *sh, const struct ts_job *job,
                          int vocab_padded, struct ts_head_cost *H)
 {
     const struct ts_model *m = &job->model;
+    /* The output layer stays in 16 bits in fp8 recipes (Megatron-Core applies fp8 to the
+     * transformer layers only). */
+    struct kern k16 = *k_job;
+    if (k16.fp8) {
+        k16.fp8 = false;
+        k16.curve = k16.attn_curve;
+        k16.gemm_peak = k16.attn_peak;
+        k16.gemm_in_bytes = 2.0;
+    }
+    const struct kern *k = &k16;
     double e = sh->e, T = sh->T, h = sh->h, V_l = (double)vocab_padded / sh->t;
     memset(H, 0, sizeof *H);
     stream(k, &H->fwd, 2.0 * e * sh->Tn * h);                       // final norm
-    gemm(k, &H->fwd, T, V_l, h, 1, e);                              // logits
+    linear(k, &H->fwd, T, V_l, h, e);                              // logits
     /* Vocabulary-parallel cross-entropy in fp32 (Megatron-LM): cast, max, subtract, exp,
      * sum, normalise: about e + 32 bytes per logit over six kernels. */
     stream(k, &H->fwd, (e + 8.0) * T * V_l);
@@ -412,7 +461,7 @@ static void build_output(const struct kern *k, const struct shape *sh, const str
     stream(k, &H->fwd, 8.0 * T * V_l);
     pass_total(&H->fwd);
     stream(k, &H->bwd, (4.0 + e) * T * V_l);                        // softmax - one-hot
-    gemm(k, &H->bwd, T, h, V_l, 1, e);                              // logits dgrad
+    linear(k, &H->bwd, T, h, V_l, e);                              // logits dgrad
     wgrad(k, sh, &H->bwd, V_l, h, T);                             // logits wgrad
     stream(k, &H->bwd, 3.0 * e * sh->Tn * h);                       // final norm backward
     pass_total(&H->bwd);
@@ -467,6 +516,16 @@ void ts_compute_build(const struct ts_job *job, struct ts_compute *c)
     double master = job->precision == TS_PREC_FP32 ? 0.0 : 8.0;
     double w = job->precision == TS_PREC_FP32 ? 8.0 : 2.0;
     c->optimizer_bytes_per_param = g + master + 16.0 + w + g + g;
+}
+
+double ts_compute_gemm_time(const struct ts_job *job, double m, double n, double k,
+                            double out_bytes)
+{
+    struct kern kn;
+    struct ts_pass p;
+    memset(&p, 0, sizeof p);
+    kern_init(&kn, job);
+    return gemm(&kn, &p, m, n, k, 1, out_bytes);
 }
 
 double ts_compute_model_flops(const struct ts_job *job, const struct ts_compute *c)

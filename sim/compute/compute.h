@@ -96,6 +96,14 @@ struct ts_compute {
 /* Build the per-GPU costs of a validated job. */
 void ts_compute_build(const struct ts_job *job, struct ts_compute *out);
 
+/* Time of one GEMM, M x K times K x N, on one GPU of the job (its accelerator, precision and
+ * sustained_compute), whose epilogue moves `out_bytes` bytes per output element (the
+ * precision's element size for a plain store; 8 for a weight gradient accumulated into fp32
+ * main grads): the formula every GEMM in ts_compute_build uses, kernel latency included.
+ * For tools that time GEMMs one at a time (trainsim calibrate's measured-vs-predicted check). */
+double ts_compute_gemm_time(const struct ts_job *job, double m, double n, double k,
+                            double out_bytes);
+
 /* Model FLOPs of one iteration, all GPUs together (no recomputation; causal attention counted
  * as the full square, as the published MFU formulas do). */
 double ts_compute_model_flops(const struct ts_job *job, const struct ts_compute *c);
@@ -111,6 +119,12 @@ double ts_compute_optimizer_time(const struct ts_job *job, const struct ts_compu
 
 /* Parameters held by one GPU of a stage (before any ZeRO sharding). */
 double ts_compute_stage_params(const struct ts_job *job, const struct ts_compute *c, int stage);
+
+/* Bytes of one checkpoint of the whole model: the fp32 master weights and both Adam moments
+ * (12 bytes per parameter) plus the 16-bit working weights (2), i.e. 14 bytes per parameter
+ * (shared reference reliability.md: mixed-precision Adam state, ZeRO paper); fp32 training
+ * keeps no separate master copy (12). */
+double ts_compute_checkpoint_bytes(const struct ts_job *job, const struct ts_compute *c);
 
 /* ---------------------------------------------------------------- memory */
 
@@ -129,7 +143,8 @@ struct ts_memory {
 /* Microbatches held in flight by stage `stage` under the job's schedule, in units of one
  * full stage's activations (interleaving: chunk-microbatches / v). From Megatron-LM's
  * warm-up counts: 1F1B holds min(p - stage, m); interleaved holds
- * min(2 (p - stage - 1) + (v - 1) p + 1, m v) chunks; GPipe holds m. */
+ * min(2 (p - stage - 1) + (v - 1) p + 1, m v) chunks (all m v when m == p, where Megatron-LM
+ * runs every forward first); GPipe holds m. */
 double ts_memory_inflight(const struct ts_job *job, int stage);
 
 /* Memory of one GPU of stage `stage`. */

@@ -23,6 +23,8 @@ double ts_memory_inflight(const struct ts_job *job, int stage)
         /* Megatron-LM schedules.py: warm-up forwards of rank r are
          * 2 (p - r - 1) + (v - 1) p; one more forward runs before the first backward. */
         long chunks = 2L * (p - stage - 1) + (long)(v - 1) * p + 1;
+        if (m == p)
+            chunks = m * v;     /* all forwards, then all backwards (all_warmup_microbatches) */
         if (chunks > m * v)
             chunks = m * v;
         return (double)chunks / v;

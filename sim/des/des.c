@@ -14,7 +14,10 @@
  * root bottom-up (des_refill_root).
  *
  * Resources (FIFO server, processor-sharing link) are thin layers on top that schedule and
- * cancel completion events through the same public calls a simulator would use.
+ * cancel completion events through the same public calls a simulator would use. A link's
+ * loops over its flow slots stop at the highest slot in use (`used`): most links carry one
+ * or two flows, and scanning all TS_DES_LINK_FLOWS_MAX slots four times per flow was 17% of
+ * the iteration simulation's instructions.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -416,7 +419,7 @@ static void des_link_advance(const struct ts_des *d, struct ts_des_link *l)
     double dt = d->now - l->last_update;
     if (l->active > 0 && dt > 0.0) {
         double sent = dt * l->bandwidth / l->active;
-        for (int i = 0; i < TS_DES_LINK_FLOWS_MAX; i++) {
+        for (int i = 0; i < l->used; i++) {
             struct ts_des_flow *f = &l->flows[i];
             if (f->active)
                 f->remaining_bytes = f->remaining_bytes > sent ? f->remaining_bytes - sent : 0.0;
@@ -432,7 +435,7 @@ static void des_link_reschedule(struct ts_des *d, struct ts_des_link *l)
     if (l->active == 0)
         return;
     double share = l->bandwidth / l->active;
-    for (int i = 0; i < TS_DES_LINK_FLOWS_MAX; i++) {
+    for (int i = 0; i < l->used; i++) {
         struct ts_des_flow *f = &l->flows[i];
         if (!f->active)
             continue;
@@ -446,7 +449,7 @@ static void des_link_reschedule(struct ts_des *d, struct ts_des_link *l)
 /* Index of the active flow with this id, or -1. */
 static int des_link_find(const struct ts_des_link *l, int64_t id)
 {
-    for (int i = 0; i < TS_DES_LINK_FLOWS_MAX; i++)
+    for (int i = 0; i < l->used; i++)
         if (l->flows[i].active && l->flows[i].id == id)
             return i;
     return -1;
@@ -468,6 +471,8 @@ void ts_des_link_start(struct ts_des *d, struct ts_des_link *l, int64_t id, doub
         i++;
     l->flows[i] = (struct ts_des_flow){
         .id = id, .bytes = bytes, .remaining_bytes = bytes, .done = 0, .active = true};
+    if (i >= l->used)
+        l->used = i + 1;
     l->active++;
     des_link_reschedule(d, l);
 }
@@ -487,5 +492,7 @@ void ts_des_link_finish(struct ts_des *d, struct ts_des_link *l, int64_t id)
     f->active = false;
     f->done = 0;
     l->active--;
+    while (l->used > 0 && !l->flows[l->used - 1].active)
+        l->used--;
     des_link_reschedule(d, l);
 }

@@ -145,6 +145,7 @@ struct ts_des_link {
     int64_t tag;
     double last_update;         // time the flows' remaining bytes were last advanced
     int active;                 // flows in progress
+    int used;                   // flows[used ..] are all inactive (loops stop at used)
     struct ts_des_flow flows[TS_DES_LINK_FLOWS_MAX];
     double bytes_sent;          // total bytes completed (for reports)
 };

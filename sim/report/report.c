@@ -38,6 +38,64 @@ static cJSON *layout_json(const struct ts_job *job, int micro)
     return o;
 }
 
+static void run_json(cJSON *o, const struct ts_run_result *run)
+{
+    add_num(o, "expected_time_to_train_s", run->mean_s);
+    add_num(o, "p50_time_to_train_s", run->p50_s);
+    add_num(o, "p90_time_to_train_s", run->p90_s);
+    add_num(o, "p99_time_to_train_s", run->p99_s);
+    add_num(o, "time_to_train_stderr_s", run->stderr_s);
+    add_num(o, "goodput", run->goodput);
+    add_num(o, "failures_expected", run->failures_mean);
+    add_num(o, "preemptions_expected", run->preemptions_mean);
+    add_num(o, "checkpoints_expected", run->checkpoints_mean);
+    add_num(o, "checkpoint_interval_s", run->params.checkpoint_interval_s);
+    add_num(o, "checkpoint_write_s", run->params.checkpoint_write_s);
+    add_num(o, "restart_s", run->params.restart_s);
+    add_num(o, "job_mtbf_s", run->params.job_mtbf_s);
+    add_num(o, "daly_expected_time_to_train_s", run->daly_mean_s);
+    add_num(o, "replications", run->replications);
+    cJSON *lost = cJSON_CreateObject();
+    add_num(lost, "rework", run->rework_gpu_h);
+    add_num(lost, "restart", run->restart_gpu_h);
+    add_num(lost, "checkpoint_stall", run->checkpoint_gpu_h);
+    add_num(lost, "repair_wait", run->repair_wait_gpu_h);
+    add_num(lost, "degraded", run->degraded_gpu_h);
+    cJSON_AddItemToObject(o, "gpu_hours_lost", lost);
+}
+
+static void cost_json(cJSON *o, const struct ts_job *job, const struct ts_cost_result *c)
+{
+    add_num(o, "cost_total", c->total_usd);
+    add_num(o, "cost_p90", c->p90_usd);
+    add_num(o, "cost_per_million_tokens", c->per_million_tokens_usd);
+    add_num(o, "cost_per_hour", c->per_hour_usd);
+    cJSON *b = cJSON_CreateObject();
+    for (int i = 0; i < TS_COST_COUNT; i++)
+        add_num(b, ts_cost_category_names[i], c->breakdown_usd[i]);
+    cJSON_AddItemToObject(o, "cost_breakdown", b);
+    cJSON *g = cJSON_CreateObject();
+    add_num(g, "billed", c->gpu_hours_billed);
+    for (int i = 0; i < TS_GPUH_COUNT; i++)
+        add_num(g, ts_gpuh_names[i], c->gpu_hours[i]);
+    cJSON_AddItemToObject(o, "gpu_hours", g);
+    cJSON *w = cJSON_CreateObject();
+    for (int i = 0; i < TS_GPUH_COUNT; i++)
+        add_num(w, ts_gpuh_names[i], c->waste_usd[i]);
+    cJSON_AddItemToObject(o, "cost_attribution", w);
+    cJSON_AddStringToObject(o, "top_waste", ts_gpuh_labels[c->top_waste]);
+    cJSON *bud = cJSON_CreateObject();
+    if (c->budget_set)
+        add_num(bud, "limit", job->cost.budget);
+    else
+        cJSON_AddNullToObject(bud, "limit");
+    cJSON_AddBoolToObject(bud, "over_expected", c->over_budget_expected);
+    cJSON_AddBoolToObject(bud, "over_p90", c->over_budget_p90);
+    cJSON_AddItemToObject(o, "budget", bud);
+    cJSON_AddStringToObject(o, "pricing", ts_pricing_names[job->cost.pricing]);
+    cJSON_AddStringToObject(o, "price_source", job->cost.price_source);
+}
+
 cJSON *ts_report_run_json(const struct ts_run_output *r)
 {
     const struct ts_job *job = r->job;
@@ -76,6 +134,10 @@ cJSON *ts_report_run_json(const struct ts_run_output *r)
         add_num(o, "iterations", it->iterations);
         add_num(o, "time_to_train_s", it->time_to_train_s);
     }
+    if (r->run)
+        run_json(o, r->run);
+    if (r->cost)
+        cost_json(o, job, r->cost);
     cJSON_AddItemToObject(o, "layout", layout_json(job, (int)(job->global_batch /
                                                                (job->parallel.dp * job->parallel.microbatch))));
 
@@ -233,6 +295,81 @@ static void row_s(struct ts_buf *o, const char *label, double seconds, double to
     ts_buf_printf(o, "\n");
 }
 
+/* USD with thousands separators: 12345678.9 -> "$12,345,679". */
+static const char *fmt_usd(double v, char *buf, size_t n)
+{
+    char digits[64];
+    snprintf(digits, sizeof digits, "%.0f", fabs(v));
+    size_t len = strlen(digits), j = 0;
+    char tmp[96];
+    if (v < 0)
+        tmp[j++] = '-';
+    tmp[j++] = '$';
+    for (size_t i = 0; i < len; i++) {
+        tmp[j++] = digits[i];
+        if ((len - i - 1) % 3 == 0 && i + 1 < len)
+            tmp[j++] = ',';
+    }
+    tmp[j] = '\0';
+    snprintf(buf, n, "%s", tmp);
+    return buf;
+}
+
+static void run_table(struct ts_buf *o, const struct ts_run_result *run)
+{
+    char a[48], b[48], c[48], d[48];
+    ts_buf_printf(o, "\nWhole run with failures (Monte Carlo, %d replications)\n", run->replications);
+    ts_buf_printf(o, "    %-30s %12s   (%.1f days; p50 %s, p90 %s, p99 %s)\n", "expected time to train",
+                  fmt_q(run->mean_s, TS_DIM_SECONDS, a, sizeof a), run->mean_s / 86400.0,
+                  fmt_q(run->p50_s, TS_DIM_SECONDS, b, sizeof b), fmt_q(run->p90_s, TS_DIM_SECONDS, c, sizeof c),
+                  fmt_q(run->p99_s, TS_DIM_SECONDS, d, sizeof d));
+    ts_buf_printf(o, "    %-30s %11.1f%%   (Daly's closed form: %s)\n", "goodput", 100 * run->goodput,
+                  fmt_q(run->daly_mean_s, TS_DIM_SECONDS, a, sizeof a));
+    ts_buf_printf(o, "    %-30s %12.1f   (job mean time to interrupt %s)\n", "failures expected",
+                  run->failures_mean, fmt_q(run->params.job_mtbf_s, TS_DIM_SECONDS, a, sizeof a));
+    if (run->preemptions_mean > 0)
+        ts_buf_printf(o, "    %-30s %12.1f\n", "spot preemptions expected", run->preemptions_mean);
+    ts_buf_printf(o, "    %-30s %12s   (stall %s per checkpoint; restart %s)\n", "checkpoint every",
+                  fmt_q(run->params.checkpoint_interval_s, TS_DIM_SECONDS, a, sizeof a),
+                  fmt_q(run->params.checkpoint_write_s, TS_DIM_SECONDS, b, sizeof b),
+                  fmt_q(run->params.restart_s, TS_DIM_SECONDS, c, sizeof c));
+    ts_buf_printf(o, "    GPU-hours lost: rework %.0f, restarts %.0f, checkpoint stalls %.0f, waiting %.0f\n",
+                  run->rework_gpu_h, run->restart_gpu_h, run->checkpoint_gpu_h, run->repair_wait_gpu_h);
+}
+
+static void cost_table(struct ts_buf *o, const struct ts_job *job, const struct ts_cost_result *c)
+{
+    char a[64], b[64];
+    ts_buf_printf(o, "\nThe bill (%s pricing; prices: %s)\n", ts_pricing_names[job->cost.pricing],
+                  job->cost.price_source[0] ? job->cost.price_source : "given in the job");
+    for (int i = 0; i < TS_COST_COUNT; i++) {
+        if (c->breakdown_usd[i] == 0)
+            continue;
+        ts_buf_printf(o, "    %-30s %16s  %5.1f%%\n", ts_cost_category_names[i],
+                      fmt_usd(c->breakdown_usd[i], a, sizeof a),
+                      c->total_usd > 0 ? 100 * c->breakdown_usd[i] / c->total_usd : 0.0);
+    }
+    ts_buf_printf(o, "    %-30s %16s  (p90 %s; $%.2f per million tokens)\n", "total",
+                  fmt_usd(c->total_usd, a, sizeof a), fmt_usd(c->p90_usd, b, sizeof b),
+                  c->per_million_tokens_usd);
+    if (c->budget_set)
+        ts_buf_printf(o, "    budget %s: %s\n", fmt_usd(job->cost.budget, a, sizeof a),
+                      c->over_budget_expected ? "EXCEEDED by the expected cost"
+                      : c->over_budget_p90    ? "exceeded at p90 (expected cost fits)"
+                                              : "fits (expected and p90)");
+    ts_buf_printf(o, "  where the %.0f GPU-hours billed went:\n", c->gpu_hours_billed);
+    for (int i = 0; i < TS_GPUH_COUNT; i++) {
+        if (c->gpu_hours[i] == 0)
+            continue;
+        ts_buf_printf(o, "    %-30s %12.0f  %5.1f%%  %s\n", ts_gpuh_labels[i], c->gpu_hours[i],
+                      c->gpu_hours_billed > 0 ? 100 * c->gpu_hours[i] / c->gpu_hours_billed : 0.0,
+                      fmt_usd(c->waste_usd[i], a, sizeof a));
+    }
+    ts_buf_printf(o, "  top waste: %s, %.1f%% of GPU-hours (%s)\n", ts_gpuh_labels[c->top_waste],
+                  c->gpu_hours_billed > 0 ? 100 * c->gpu_hours[c->top_waste] / c->gpu_hours_billed : 0.0,
+                  fmt_usd(c->waste_usd[c->top_waste], a, sizeof a));
+}
+
 void ts_report_run_table(const struct ts_run_output *r, struct ts_buf *o)
 {
     const struct ts_job *job = r->job;
@@ -305,6 +442,10 @@ void ts_report_run_table(const struct ts_run_output *r, struct ts_buf *o)
                       it->time_to_train_s / 86400.0);
         ts_buf_printf(o, "    %-30s %12.0f\n", "GPU-hours", it->time_to_train_s * job->gpus / 3600.0);
     }
+    if (r->run)
+        run_table(o, r->run);
+    if (r->cost)
+        cost_table(o, job, r->cost);
 }
 
 /* ---------------------------------------------------------------- Chrome trace */

@@ -8,6 +8,9 @@
 
 #include <cjson/cJSON.h>
 
+#include "cost/cost.h"
+#include "run/run.h"
+#include "search/search.h"
 #include "spec/spec.h"
 #include "step/step.h"
 #include "util/util.h"
@@ -22,6 +25,8 @@ struct ts_run_output {
     const struct ts_iteration *it;
     const struct ts_step_stages *stages;// per-stage arrays of length pp (may be NULL)
     const double *stage_memory_bytes;   // per-stage memory (may be NULL)
+    const struct ts_run_result *run;    // whole-run Monte Carlo (NULL without reliability)
+    const struct ts_cost_result *cost;  // the bill (NULL without a cost section)
 };
 
 /* The run result as a JSON object (caller frees with cJSON_Delete). */
@@ -40,10 +45,20 @@ void ts_report_json_to_csv(const cJSON *obj, struct ts_buf *out);
 /* Print a cJSON value deterministically (2-space indentation) into out, with a newline. */
 void ts_report_json_print(const cJSON *obj, struct ts_buf *out);
 
+/* The sweep result: best (with the same metrics as a run), top, pareto, counts. */
+cJSON *ts_report_sweep_json(const struct ts_sweep *sw, const struct ts_sweep_result *r);
+void ts_report_sweep_table(const struct ts_sweep *sw, const struct ts_sweep_result *r, struct ts_buf *out);
+void ts_report_sweep_csv(const struct ts_sweep *sw, const struct ts_sweep_result *r, struct ts_buf *out);
+
 /* Write a Chrome trace (JSON object format, microsecond timestamps) of an iteration: one
  * process per pipeline stage, threads "compute", "send", "data-parallel". Written to a
  * temporary file and renamed into place. */
 int ts_report_trace_write(const char *path, const struct ts_trace *trace, const struct ts_job *job,
                           struct ts_err *err);
+
+/* Write a Chrome trace of one replication's run timeline (compute, checkpoints, failures,
+ * restarts, waits) in hours-long wall-clock time. */
+int ts_report_run_trace_write(const char *path, const struct ts_run_timeline *tl, const struct ts_job *job,
+                              struct ts_err *err);
 
 #endif

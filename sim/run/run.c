@@ -21,11 +21,12 @@
  * (Drenick, "The failure law of complex equipment", J. SIAM 8(4), 1960), which keeps the cost
  * O(1) per failure.
  *
- * Fast path. Between failures a synchronous run is a fixed cycle of tau compute + delta
- * write. When the next pending (failure, repair, spot) event lies k >= 2 whole cycles ahead,
- * the k cycles are one event (a batch), so a replication costs O(failures), not
- * O(checkpoints). Nothing can happen inside a batch: only handlers schedule events, and none
- * runs before the batch ends.
+ * Fast path. Between failures a run is a fixed cycle: tau compute + delta write (sync), or
+ * tau compute, a wait for the previous write if it is longer, and the snapshot (async). When
+ * the next pending (failure, repair, spot) event lies k >= 2 whole cycles ahead, the k cycles
+ * are one event (a batch), so a replication costs O(failures), not O(checkpoints). Nothing
+ * can happen inside a batch: only handlers schedule events, and none runs before the batch
+ * ends.
  *
  * GPU-seconds are attributed whenever the state changes (account()): compute goes to a
  * pending bucket that becomes productive when its checkpoint is durable and rework when a
@@ -129,6 +130,7 @@ struct rep {
     ts_des_handle preempt_h;
     ts_des_handle job_h;        // pending progress event (segment, batch, stall, restart end)
     ts_des_handle persist_h;    // async: pending background write
+    double persist_end;         // async: when it ends
     unsigned char slot_up[SLOTS_MAX];
 
     enum run_state state;
@@ -412,42 +414,70 @@ static void cancel_progress(struct rep *r)
     r->job_h = 0;
 }
 
+/* Whole tau cycles (before the final, possibly shorter, segment) that end before `horizon`
+ * seconds from now, when the first takes `first` seconds and the others `cycle`. */
+static double batch_cycles(const struct rep *r, double remaining, double horizon, double first,
+                           double cycle)
+{
+    const struct run_model *m = r->m;
+    if (horizon < first)
+        return 0.0;
+    double full = ceil((remaining - m->finish_eps_s) / m->tau_s) - 1.0;
+    double k = fmin(1.0 + floor((horizon - first) / cycle), full);
+    if (k >= 1.0 && first + (k - 1.0) * cycle >= horizon)
+        k -= 1.0;
+    return k;
+}
+
 static void begin_segment(struct rep *r)
 {
     const struct run_model *m = r->m;
     struct ts_des *d = r->des;
+    double now = ts_des_now(d);
     double remaining = m->solve_s - r->progress_s;
     double slow = slowdown(m, r->lost_replicas);
+    double compute_s = m->tau_s * slow;
     r->state = ST_COMPUTE;
-    r->seg_start = ts_des_now(d);
+    r->seg_start = now;
 
-    if (!m->async && remaining > m->tau_s + m->finish_eps_s) {
-        /* Whole tau cycles that end before the next pending event (and before the final,
-         * possibly shorter, segment) run as one batch. */
-        double cycle = m->tau_s * slow + m->stall_s;
-        double horizon = ts_des_peek_time(d) - ts_des_now(d);
-        double full = ceil((remaining - m->finish_eps_s) / m->tau_s) - 1.0;
-        double k = fmin(floor(horizon / cycle), full);
-        if (k * cycle >= horizon)
-            k -= 1.0;
+    if (remaining > m->tau_s + m->finish_eps_s) {
+        /* Batch the whole cycles that end before the next pending failure, repair or spot
+         * event. Sync: each cycle is compute + write. Async: compute, then a wait for the
+         * previous write if it is longer, then the snapshot; the write in flight now (started
+         * by the snapshot just taken) is absorbed into the batch. */
+        double first, cycle, persist_end = r->persist_end;
+        bool inflight = m->async && r->persist_active;
+        if (inflight)
+            ts_des_cancel(d, r->persist_h);
+        if (!m->async) {
+            first = cycle = compute_s + m->stall_s;
+        } else {
+            cycle = fmax(compute_s, m->persist_s) + m->stall_s;
+            first = (inflight ? fmax(compute_s, persist_end - now) : compute_s) + m->stall_s;
+        }
+        double k = batch_cycles(r, remaining, ts_des_peek_time(d) - now, first, cycle);
         if (k >= 2.0) {
             r->state = ST_BATCH;
-            r->job_h = ts_des_schedule_in(d, k * cycle, PRIO_PROGRESS, EV_BATCH_END,
-                                          (int64_t)k, 0);
+            r->job_h = ts_des_schedule(d, now + first + (k - 1.0) * cycle, PRIO_PROGRESS,
+                                       EV_BATCH_END, (int64_t)k, inflight);
             return;
         }
+        if (inflight)
+            r->persist_h = ts_des_schedule(d, persist_end, PRIO_PROGRESS, EV_PERSIST_END, 0, 0);
     }
     r->seg_useful_s = remaining - m->tau_s <= m->finish_eps_s ? remaining : m->tau_s;
     r->job_h = ts_des_schedule_in(d, r->seg_useful_s * slow, PRIO_PROGRESS, EV_SEGMENT_END, 0, 0);
 }
 
+#define UNTIL_WRITE_ENDS (-1.0)    // a stall that on_persist_end ends, not a timer
+
 static void start_stall(struct rep *r, enum run_stall kind, double duration)
 {
     r->state = ST_STALL;
     r->stall = kind;
-    r->job_h = duration >= 0.0
-                   ? ts_des_schedule_in(r->des, duration, PRIO_PROGRESS, EV_STALL_END, 0, 0)
-                   : 0;
+    r->job_h = duration == UNTIL_WRITE_ENDS
+                   ? 0
+                   : ts_des_schedule_in(r->des, duration, PRIO_PROGRESS, EV_STALL_END, 0, 0);
 }
 
 static void start_restart(struct rep *r, int lost)
@@ -491,35 +521,69 @@ static void on_segment_end(struct rep *r)
     if (!r->m->async)
         start_stall(r, STALL_WRITE, r->m->stall_s);
     else if (r->persist_active)
-        start_stall(r, STALL_PERSIST_WAIT, -1.0);   // resumed by on_persist_end
+        start_stall(r, STALL_PERSIST_WAIT, UNTIL_WRITE_ENDS);
     else
         start_stall(r, STALL_SNAPSHOT, r->m->stall_s);
 }
 
-static void on_batch_end(struct rep *r, int64_t k)
+/* The same spans the k cycles of a batch would have left: compute, then the stall (the wait
+ * for the previous write, if any, and the write or snapshot). */
+static void tl_add_batch(struct rep *r, int64_t k, double seg, double prev_persist_end)
+{
+    const struct run_model *m = r->m;
+    double t = r->t_mark, now = ts_des_now(r->des);
+    for (int64_t i = 0; i < k; i++) {
+        bool last = i + 1 == k;
+        double end_compute = t + seg;
+        double snap = m->async ? fmax(end_compute, prev_persist_end) : end_compute;
+        double next = last ? now : snap + m->stall_s;
+        tl_add(r, TS_SPAN_COMPUTE, t, end_compute);
+        if (last && m->async && tl_len(r) > 0)
+            r->tl_uncommitted = tl_len(r) - 1;  // the k-th segment is not durable yet
+        tl_add(r, TS_SPAN_CHECKPOINT, end_compute, next);
+        prev_persist_end = next + m->persist_s;
+        t = next;
+    }
+    r->tl_inflight = tl_len(r);
+    if (!m->async)
+        r->tl_uncommitted = tl_len(r);
+}
+
+/* The end of k whole cycles (see begin_segment): attribute them and leave the checkpoint
+ * state where the k cycles, played one event at a time, would have left it. */
+static void on_batch_end(struct rep *r, int64_t k, bool inflight)
 {
     const struct run_model *m = r->m;
     double now = ts_des_now(r->des), dt = now - r->t_mark;
     double active = (double)(m->dp - r->lost_replicas) * m->replica_gpus;
-    double compute_s = (double)k * m->tau_s * slowdown(m, r->lost_replicas);
+    double seg = m->tau_s * slowdown(m, r->lost_replicas), compute_s = (double)k * seg;
     TS_ASSERT(r->pend_cur_gpu_s == 0.0, "run: a batch started with pending work");
+    if (r->tl)
+        tl_add_batch(r, k, seg, inflight ? r->persist_end : -HUGE_VAL);
     r->gpu_s[CAT_DEGRADED] += (m->gpus - active) * dt;
-    r->gpu_s[CAT_PRODUCTIVE] += active * compute_s;
     r->gpu_s[CAT_CHECKPOINT] += active * (dt - compute_s);
-    if (r->tl) {
-        double t = r->t_mark, seg = m->tau_s * slowdown(m, r->lost_replicas);
-        for (int64_t i = 0; i < k; i++, t += seg + m->stall_s) {
-            tl_add(r, TS_SPAN_COMPUTE, t, t + seg);
-            tl_add(r, TS_SPAN_CHECKPOINT, t + seg, i + 1 == k ? now : t + seg + m->stall_s);
-        }
-    }
-    r->t_mark = now;
     r->job_h = 0;
+    r->t_mark = now;
+    double start_s = r->progress_s;
     r->progress_s += (double)k * m->tau_s;
-    r->durable_s = r->progress_s;
-    r->checkpoints += (double)k;
-    r->tl_uncommitted = tl_len(r);
-    after_checkpoint(r);
+    if (!m->async) {
+        r->gpu_s[CAT_PRODUCTIVE] += active * compute_s;
+        r->durable_s = r->progress_s;
+        r->checkpoints += (double)k;
+        after_checkpoint(r);
+        return;
+    }
+    // Durable now: the write in flight before the batch and the first k - 1 of the batch;
+    // the k-th is being written.
+    r->gpu_s[CAT_PRODUCTIVE] += r->pend_inflight_gpu_s + active * (compute_s - seg);
+    r->pend_inflight_gpu_s = active * seg;
+    r->durable_s = start_s + (double)(k - 1) * m->tau_s;
+    r->inflight_s = r->progress_s;
+    r->checkpoints += (double)(k - 1) + (inflight ? 1.0 : 0.0);
+    r->persist_active = true;
+    r->persist_end = now + m->persist_s;
+    r->persist_h = ts_des_schedule(r->des, r->persist_end, PRIO_PROGRESS, EV_PERSIST_END, 0, 0);
+    begin_segment(r);
 }
 
 static void on_stall_end(struct rep *r)
@@ -539,10 +603,10 @@ static void on_stall_end(struct rep *r)
         r->inflight_s = r->progress_s;
         r->tl_inflight = tl_len(r);
         r->persist_active = true;
-        r->persist_h = ts_des_schedule_in(r->des, m->persist_s, PRIO_PROGRESS, EV_PERSIST_END,
-                                          0, 0);
+        r->persist_end = ts_des_now(r->des) + m->persist_s;
+        r->persist_h = ts_des_schedule(r->des, r->persist_end, PRIO_PROGRESS, EV_PERSIST_END, 0, 0);
         if (finished(r, r->progress_s))
-            start_stall(r, STALL_FINAL_WAIT, -1.0);
+            start_stall(r, STALL_FINAL_WAIT, UNTIL_WRITE_ENDS);
         else
             begin_segment(r);
         break;
@@ -610,8 +674,7 @@ static void on_repaired(struct rep *r)
         r->pool++;
         return;
     }
-    if (rep_running(r) || r->state == ST_WAIT || r->state == ST_DRAIN)
-        account(r);
+    account(r);
     r->missing--;
     r->held++;
     slot_fill(r, slot_first_empty(r));
@@ -768,7 +831,7 @@ static int rep_run(struct rep *r, int index, const int *stop, struct rep_stats *
         }
         switch ((enum run_event)ev.kind) {
         case EV_SEGMENT_END: on_segment_end(r); break;
-        case EV_BATCH_END: on_batch_end(r, ev.a); break;
+        case EV_BATCH_END: on_batch_end(r, ev.a, ev.b != 0); break;
         case EV_STALL_END: on_stall_end(r); break;
         case EV_PERSIST_END: on_persist_end(r); break;
         case EV_RESTART_END: on_restart_end(r); break;

@@ -127,7 +127,7 @@ int ts_parallel_parse(const struct ts_jnode *node, struct ts_parallel *p, struct
 
 static const char *const job_keys[] = {
     "name", "description", "model", "system", "gpus", "nodes", "global_batch", "precision",
-    "parallel", "training", NULL,
+    "parallel", "training", "reliability", "cost", NULL,
 };
 static const char *const training_keys[] = {"tokens", NULL};
 
@@ -196,9 +196,6 @@ int ts_job_validate(const struct ts_job *job, const char *file, struct ts_err *e
         if (pp == 1)
             return ts_err_at(err, file, "parallel.first_stage_layers",
                              "uneven stage sizes need pp > 1");
-        if (p->schedule == TS_SCHED_INTERLEAVED)
-            return ts_err_at(err, file, "parallel.first_stage_layers",
-                             "uneven stage sizes are not supported with the interleaved schedule");
         int first = p->first_stage_layers, last = p->last_stage_layers;
         int middle_stages = pp - (first ? 1 : 0) - (last ? 1 : 0);
         int rest = m->layers - first - last;
@@ -220,9 +217,17 @@ int ts_job_validate(const struct ts_job *job, const char *file, struct ts_err *e
         if (v < 2)
             return ts_err_at(err, file, "parallel.virtual_stages",
                              "%d; the interleaved schedule needs virtual_stages >= 2", v);
-        if ((m->layers / pp) % v)
+        bool uneven = p->first_stage_layers || p->last_stage_layers;
+        if (!uneven && (m->layers / pp) % v)
             return ts_err_at(err, file, "parallel.virtual_stages",
                              "%d does not divide the %d layers per stage", v, m->layers / pp);
+        /* Uneven stages split their layers over the chunks as evenly as they can (chunk
+         * sizes differ by at most one); every chunk needs a layer. */
+        for (int k = 0; uneven && k < pp; k++)
+            if (ts_job_stage_layers(job, k) < v)
+                return ts_err_at(err, file, "parallel.virtual_stages",
+                                 "%d exceeds the %d layers of stage %d (every chunk needs a layer)",
+                                 v, ts_job_stage_layers(job, k), k);
     } else if (v != 1) {
         return ts_err_at(err, file, "parallel.virtual_stages",
                          "%d needs \"schedule\": \"interleaved\"", v);
@@ -239,6 +244,15 @@ int ts_job_validate(const struct ts_job *job, const char *file, struct ts_err *e
                          "the interleaved schedule needs the number of microbatches (%ld) to be a "
                          "multiple of pp (%d), as Megatron-LM requires", micro, pp);
     return TS_OK;
+}
+
+/* Whether the caller named `key` in extra_keys, and so parses it itself. */
+static bool caller_parses(const char *const extra_keys[], const char *key)
+{
+    for (int i = 0; extra_keys && extra_keys[i]; i++)
+        if (strcmp(extra_keys[i], key) == 0)
+            return true;
+    return false;
 }
 
 int ts_job_parse(const struct ts_jnode *root, const char *const extra_keys[], struct ts_job *job,
@@ -321,6 +335,18 @@ int ts_job_parse(const struct ts_jnode *root, const char *const extra_keys[], st
                                         &job->training.tokens, err)))
             return rc;
         job->has_training = true;
+    }
+    if (!caller_parses(extra_keys, "reliability") && ts_jnode_child(root, "reliability", &c)) {
+        ts_reliability_defaults(&job->reliability);
+        if ((rc = ts_reliability_parse(&c, &job->reliability, err)))
+            return rc;
+        job->has_reliability = true;
+    }
+    if (!caller_parses(extra_keys, "cost") && ts_jnode_child(root, "cost", &c)) {
+        ts_cost_config_defaults(&job->cost);
+        if ((rc = ts_cost_config_parse(&c, &job->cost, err)))
+            return rc;
+        job->has_cost = true;
     }
     return ts_job_validate(job, root->file, err);
 }

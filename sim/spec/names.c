@@ -28,3 +28,9 @@ const char *const ts_ckpt_mode_names[TS_CKPT_COUNT] = {"sync", "async"};
 _Static_assert(TS_COMP_COUNT == 4, "update ts_component_names");
 _Static_assert(TS_DIST_COUNT == 2, "update ts_distribution_names");
 _Static_assert(TS_CKPT_COUNT == 2, "update ts_ckpt_mode_names");
+
+const char *const ts_pricing_names[TS_PRICING_COUNT] = {"on_demand", "reserved", "spot"};
+const char *const ts_tier_names[TS_TIER_COUNT] = {"hot", "warm", "cold"};
+
+_Static_assert(TS_PRICING_COUNT == 3, "update ts_pricing_names");
+_Static_assert(TS_TIER_COUNT == 3, "update ts_tier_names");

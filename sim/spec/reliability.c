@@ -39,8 +39,12 @@
  *     "restart_overhead": duration,        detect + reschedule + initialize, default 10 min
  *                                          (the reload at read bandwidth comes on top)
  *     "spares": n,                         hot spare nodes, default 0
- *     "repair_time": duration,             time to repair or replace a failed node when no
- *                                          spare is left, default 24 h
+ *     "repair_time": duration,             time until a failed node is replaced when no hot
+ *                                          spare is left, default 0: the scheduler swaps in a
+ *                                          healthy node from the cluster's pool during the
+ *                                          restart (how Llama 3 reached >90% effective time
+ *                                          with 419 interruptions); set it for a cluster
+ *                                          without free nodes
  *     "elastic": bool,                     continue with fewer data-parallel replicas while
  *                                          nodes are missing, default false
  *     "spot": {                            spot / preemptible capacity; absent = on-demand
@@ -130,7 +134,10 @@ void ts_reliability_defaults(struct ts_reliability *r)
 
     r->restart_overhead_s = 600.0;      // ByteDance: fail-stop, diagnose, reschedule > 10 min
     r->spares = 0;
-    r->repair_time_s = 86400.0;         // assumption: a failed node is back within a day
+    /* A replacement from the cluster's pool arrives within the restart (Llama 3 405B: 419
+     * unexpected interruptions in 54 days at >90% effective training time, shared reference
+     * reliability.md; a day-long wait per failure could not give that). */
+    r->repair_time_s = 0.0;
     r->elastic = false;
     r->spot.enabled = false;
     r->spot.preemption_mtbf_s = 0.0;

@@ -9,8 +9,9 @@
 #include "spec/spec_internal.h"
 
 static const char *const cat_dirs[TS_CAT_COUNT] = {"models", "hardware/accelerators",
-                                                   "hardware/systems"};
-static const char *const cat_what[TS_CAT_COUNT] = {"model", "accelerator", "system"};
+                                                   "hardware/systems", "configs/prices"};
+static const char *const cat_what[TS_CAT_COUNT] = {"model", "accelerator", "system",
+                                                   "price"};
 
 const char *ts_spec_home(void)
 {
@@ -110,7 +111,7 @@ int ts_spec_resolve(enum ts_catalog cat, const char *ref, const char *from_file,
 /* ---------------------------------------------------------------- loading references */
 
 static const char *const cat_hint[TS_CAT_COUNT] = {"a model name", "an accelerator name",
-                                                   "a system name"};
+                                                   "a system name", "a price file name"};
 
 int ts__spec_load_file(const char *path, ts__spec_parse_fn parse, void *out, struct ts_err *err)
 {

@@ -256,6 +256,66 @@ void ts_reliability_defaults(struct ts_reliability *r);
 /* Parse a job's `reliability` object into *out (which holds the defaults on entry). */
 int ts_reliability_parse(const struct ts_jnode *node, struct ts_reliability *out, struct ts_err *err);
 
+/* ---------------------------------------------------------------- cost */
+
+enum ts_pricing { TS_PRICING_ON_DEMAND, TS_PRICING_RESERVED, TS_PRICING_SPOT, TS_PRICING_COUNT };
+extern const char *const ts_pricing_names[TS_PRICING_COUNT];  // "on_demand", "reserved", "spot"
+
+enum ts_tier { TS_TIER_HOT, TS_TIER_WARM, TS_TIER_COLD, TS_TIER_COUNT };
+extern const char *const ts_tier_names[TS_TIER_COUNT];        // "hot", "warm", "cold"
+
+/* Money inputs of a job (the `cost` object). All prices in USD. A month is 730 hours (the
+ * average month cloud storage bills by). */
+struct ts_cost_config {
+    char price_source[256];         // where the prices came from (price file name + its date)
+    enum ts_pricing pricing;        // how the job's GPUs are bought
+    double gpu_hour[TS_PRICING_COUNT]; // USD per GPU-hour by pricing model (0 = not offered)
+    double node_hour[TS_PRICING_COUNT];// USD per node-hour, the alternative way to state a price
+                                       //   (0 = not given); the bill divides it by the system's
+                                       //   gpus_per_node (ts_cost_gpu_hour_price), so a sweep
+                                       //   over systems prices each one right
+    enum ts_pricing spare_pricing;  // how hot spares are bought (default: same as pricing)
+    double fixed_per_hour;          // cluster management, schedulers, head nodes: USD/h
+    double budget;                  // limit in USD; 0 = none
+    /* storage, USD per GB-month by tier; age at which data moves down a tier */
+    double storage_gb_month[TS_TIER_COUNT];
+    double tier_after_s[TS_TIER_COUNT];     // checkpoints move to tier t at this age ([hot] = 0)
+    double dataset_bytes;                   // training data kept in storage during the run
+    enum ts_tier dataset_tier;
+    double checkpoint_retention_s;  // the last `keep` checkpoints are kept this long after the run
+    double log_bytes_per_step_node; // logs and metrics per training step per node
+    double log_retention_s;         // logs are kept this long (from when written)
+    enum ts_tier log_tier;
+    /* network */
+    double inter_node_gb;           // USD per GB crossing nodes inside the cluster (often 0)
+    double egress_bytes;            // bytes leaving the cloud (e.g. final checkpoint download)
+    double egress_gb;               // USD per GB of egress
+    double cross_region_bytes;      // bytes moved between regions (e.g. dataset replication)
+    double cross_region_gb;         // USD per GB across regions
+    /* data pipeline */
+    double data_bytes_per_token;    // input bytes read per training token (0 = no loader model)
+    double loader_bytes_per_s;      // throughput of one loader host
+    int loader_hosts;               // 0 = as many as the GPUs need
+    double loader_host_hour;        // USD per loader-host-hour
+    /* logging and monitoring */
+    double monitoring_node_hour;    // USD per node-hour of monitoring agents
+    double log_ingest_gb;           // USD per GB of logs and metrics ingested
+    /* operations */
+    double ops_hours_per_incident;  // human hours per failure or preemption handled
+    double ops_hours_per_restart;   // extra human hours per restart that needs a person
+    double ops_hourly_rate;         // USD per human hour
+};
+
+/* Defaults: on-demand pricing, no prices (a cost section must state gpu_hour for the chosen
+ * pricing), S3-like storage prices of shared reference prices.md (hot 0.023... see README),
+ * everything else 0 or off. */
+void ts_cost_config_defaults(struct ts_cost_config *c);
+
+/* Parse a job's `cost` object into *out, which holds the defaults on entry (a "prices" key
+ * may name a price file under configs/prices/ or a path; its values are the defaults the
+ * other keys override). sim/spec/cost.c documents every key. */
+int ts_cost_config_parse(const struct ts_jnode *node, struct ts_cost_config *out, struct ts_err *err);
+
 struct ts_training {
     double tokens;              // tokens to train on, e.g. 2e12
 };
@@ -272,6 +332,8 @@ struct ts_job {
     struct ts_training training;
     bool has_reliability;
     struct ts_reliability reliability;
+    bool has_cost;
+    struct ts_cost_config cost;
 };
 
 /* ---------------------------------------------------------------- resolution */
@@ -280,9 +342,10 @@ struct ts_job {
 const char *ts_spec_home(void);
 
 /* Kind of catalogue entry a name resolves under. */
-enum ts_catalog { TS_CAT_MODEL, TS_CAT_ACCEL, TS_CAT_SYSTEM, TS_CAT_COUNT };
+enum ts_catalog { TS_CAT_MODEL, TS_CAT_ACCEL, TS_CAT_SYSTEM, TS_CAT_PRICES, TS_CAT_COUNT };
 
-/* Resolve a reference string to a file path: a name -> HOME/models/NAME.json (and so on); a
+/* Resolve a reference string to a file path: a name -> HOME/models/NAME.json (and so on:
+ * hardware/accelerators, hardware/systems, configs/prices); a
  * path (contains '/' or ends in ".json") relative to the directory of the referring file
  * `from_file` first, then to the working directory. Fails if no file exists. */
 int ts_spec_resolve(enum ts_catalog cat, const char *ref, const char *from_file, char *out,
@@ -309,9 +372,10 @@ int ts_system_load(const char *ref, struct ts_system *out, struct ts_err *err);
 int ts_parallel_parse(const struct ts_jnode *node, struct ts_parallel *out, struct ts_err *err);
 void ts_parallel_defaults(struct ts_parallel *p);
 
-/* Parse a job document (root object). Keys other than the ones the core job knows may be
- * passed in `extra_keys` (NULL-terminated; e.g. "reliability", "cost") for the caller to
- * parse; they are then accepted here and ignored. */
+/* Parse a job document (root object), including its optional training, reliability and
+ * cost sections. Keys other than the ones the job knows may be passed in `extra_keys`
+ * (NULL-terminated; e.g. "sweep") for the caller to parse; they are then accepted here and
+ * ignored (a known section named there, e.g. "cost", is left to the caller too). */
 int ts_job_parse(const struct ts_jnode *root, const char *const extra_keys[], struct ts_job *out,
                  struct ts_err *err);
 

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cost/cost.h"
 #include "step/step.h"
 
 const char *const ts_method_names[TS_METHOD_COUNT] = {"discrete_event", "closed_form"};
@@ -62,6 +63,15 @@ void ts_step_evaluate(const struct ts_job *job, enum ts_method method, struct ts
         out->step.iteration_s = out->iteration_s;
         int p = s->plan.p, v = s->plan.v, m = s->plan.m;
         out->bubble_fraction = (double)(p - 1) / v / (m + (double)(p - 1) / v);
+    }
+
+    /* A data loader slower than the step caps the iteration (sim/cost: ts_cost_loader_time). */
+    if (job->has_cost) {
+        double hosts, loader_s = ts_cost_loader_time(job, &hosts);
+        if (loader_s > out->iteration_s) {
+            out->data_stall_s = loader_s - out->iteration_s;
+            out->iteration_s = loader_s;
+        }
     }
 
     double T = out->iteration_s, gpus = job->gpus;

@@ -176,9 +176,11 @@ void ts_step_plan_build(const struct ts_job *job, const struct ts_compute *c,
     bool dp_nic = plan->dp_over_nic;
 
     for (int k = 0; k < p; k++) {
-        int layers = ts_job_stage_layers(job, k) / v;
+        int stage_layers = ts_job_stage_layers(job, k);
         double stage_params = 0.0;
         for (int ch = 0; ch < v; ch++) {
+            /* Chunks of an uneven stage differ by at most one layer; the first take more. */
+            int layers = stage_layers / v + (ch < stage_layers % v ? 1 : 0);
             struct ts_step_chunk *x = &plan->chunk[k * v + ch];
             memset(x, 0, sizeof *x);
             x->fwd_s = layers * layer_f;

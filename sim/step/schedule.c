@@ -42,6 +42,10 @@ void ts_step_schedule(enum ts_schedule sched, int p, int v, int m, int stage, st
     case TS_SCHED_INTERLEAVED: {
         int total = m * v;
         int warmup = sched == TS_SCHED_1F1B ? p - stage - 1 : 2 * (p - stage - 1) + (v - 1) * p;
+        /* Megatron-LM's interleaved schedule runs all forwards, then all backwards, when
+         * the microbatches are exactly p (all_warmup_microbatches). */
+        if (sched == TS_SCHED_INTERLEAVED && m == p)
+            warmup = total;
         if (warmup > total)
             warmup = total;
         int steady = total - warmup;

@@ -64,7 +64,12 @@ struct ts_step_sim {
     struct stage_state *st;     // [p]
     struct dp_job *jobs;        // backing store of the stage queues
     struct ts_des_link *links;  // [p][2]: scale-up, NIC
-    size_t cap_tasks, cap_stages, cap_jobs, cap_lastb;
+    /* Flows waiting for a free slot on a full link (TS_DES_LINK_FLOWS_MAX), FIFO per link.
+     * Entry g < p 2mv is the message to task g; entry p 2mv + k is stage k's DP flow. */
+    double *wait_bytes;         // [p 2mv + p]
+    int32_t *wait_next;         // [p 2mv + p] next entry in the link's queue, or -1
+    int32_t *wait_head, *wait_tail; // [p][2]
+    size_t cap_tasks, cap_stages, cap_jobs, cap_lastb, cap_wait;
 };
 
 struct ts_step_sim *ts_step_sim_new(void)
@@ -91,6 +96,10 @@ void ts_step_sim_free(struct ts_step_sim *s)
     free(s->st);
     free(s->jobs);
     free(s->links);
+    free(s->wait_bytes);
+    free(s->wait_next);
+    free(s->wait_head);
+    free(s->wait_tail);
     free(s);
 }
 
@@ -106,6 +115,11 @@ static void workspace_reserve(struct ts_step_sim *s, const struct ts_step_plan *
         s->index = ts_xrealloc(s->index, tasks * sizeof *s->index);   /* p 2 v m == p per */
         s->cap_tasks = tasks;
     }
+    if (tasks + p > s->cap_wait) {
+        s->wait_bytes = ts_xrealloc(s->wait_bytes, (tasks + p) * sizeof *s->wait_bytes);
+        s->wait_next = ts_xrealloc(s->wait_next, (tasks + p) * sizeof *s->wait_next);
+        s->cap_wait = tasks + p;
+    }
     if (p * pl->v > s->cap_lastb) {
         s->last_b = ts_xrealloc(s->last_b, p * pl->v * sizeof *s->last_b);
         s->cap_lastb = p * pl->v;
@@ -113,6 +127,8 @@ static void workspace_reserve(struct ts_step_sim *s, const struct ts_step_plan *
     if (p > s->cap_stages) {
         s->st = ts_xrealloc(s->st, p * sizeof *s->st);
         s->links = ts_xrealloc(s->links, 2 * p * sizeof *s->links);
+        s->wait_head = ts_xrealloc(s->wait_head, 2 * p * sizeof *s->wait_head);
+        s->wait_tail = ts_xrealloc(s->wait_tail, 2 * p * sizeof *s->wait_tail);
         s->cap_stages = p;
     }
     if (jobs > s->cap_jobs) {
@@ -150,12 +166,11 @@ static inline size_t gid(const struct run *r, int stage, int idx)
     return (size_t)stage * r->per + idx;
 }
 
+/* Record a span (callers test r->trace first, so an untraced run pays no call). */
 static void trace_add(struct run *r, int stage, int track, int kind, int micro, int chunk,
                       double start, double end)
 {
     struct ts_trace *t = r->trace;
-    if (!t)
-        return;
     if (t->len == t->cap) {
         t->cap = t->cap ? 2 * t->cap : 1024;
         t->spans = ts_xrealloc(t->spans, t->cap * sizeof *t->spans);
@@ -178,6 +193,29 @@ static struct ts_des_link *link_of(struct run *r, int stage, bool nic)
 #define FLOW_MSG 1LL
 #define FLOW_DP 2LL
 static inline int64_t flow_id(long long type, long long value) { return (type << 40) | value; }
+
+/* Start flow `entry` (see struct ts_step_sim) of `bytes` on link `tag`; if the link already
+ * carries TS_DES_LINK_FLOWS_MAX flows, queue it until one ends. That happens only when
+ * transfers fall far behind compute (say pp 32 with messages ten times slower than a
+ * forward), and queueing keeps such a plan a result instead of an abort. */
+static void flow_start(struct run *r, int tag, int32_t entry, double bytes)
+{
+    struct ts_step_sim *s = r->s;
+    struct ts_des_link *l = &s->links[tag];
+    int32_t tasks = (int32_t)r->pl->p * r->per;
+    if (l->active < TS_DES_LINK_FLOWS_MAX) {
+        int64_t id = entry < tasks ? flow_id(FLOW_MSG, entry) : flow_id(FLOW_DP, entry - tasks);
+        ts_des_link_start(&s->des, l, id, bytes);
+        return;
+    }
+    s->wait_bytes[entry] = bytes;
+    s->wait_next[entry] = -1;
+    if (s->wait_tail[tag] < 0)
+        s->wait_head[tag] = entry;
+    else
+        s->wait_next[s->wait_tail[tag]] = entry;
+    s->wait_tail[tag] = entry;
+}
 
 static void try_start(struct run *r, int stage);
 static void dp_enqueue(struct run *r, int stage, struct dp_job job);
@@ -215,7 +253,7 @@ static bool send_message(struct run *r, int from, int to_stage, int to_idx)
         r->nic_bytes += pl->msg_bytes;
     else
         r->up_bytes += pl->msg_bytes;
-    ts_des_link_start(&r->s->des, l, flow_id(FLOW_MSG, (long long)g), bytes);
+    flow_start(r, (int)(l - r->s->links), (int32_t)g, bytes);
     return true;
 }
 
@@ -246,7 +284,8 @@ static void start_task(struct run *r, int stage, int idx)
     st->busy_s += dur;
     st->comm_s += comm;
     ts_des_schedule(&s->des, now + dur, PRI_DONE, EV_TASK_DONE, stage, idx);
-    trace_add(r, stage, 0, t->kind, t->micro, t->chunk, now, now + dur);
+    if (r->trace)
+        trace_add(r, stage, 0, t->kind, t->micro, t->chunk, now, now + dur);
 
     /* Gradient buckets of a chunk fill up during its last backward. */
     if (t->kind == TS_TASK_B && pl->dp_overlap && idx == s->last_b[stage * pl->v + t->chunk]) {
@@ -295,8 +334,8 @@ static void dp_begin_flow(struct run *r, int stage)
         r->nic_bytes += st->current.bytes;
     else
         r->up_bytes += st->current.bytes;
-    ts_des_link_start(&r->s->des, link_of(r, stage, nic), flow_id(FLOW_DP, stage),
-                      st->current.bytes);
+    flow_start(r, 2 * stage + (nic ? 1 : 0), (int32_t)r->pl->p * r->per + stage,
+               st->current.bytes);
 }
 
 static void dp_start_next(struct run *r, int stage)
@@ -335,7 +374,8 @@ static void dp_job_done(struct run *r, int stage)
     double now = ts_des_now(&r->s->des);
     struct dp_job j = st->current;
     st->dp_busy = false;
-    trace_add(r, stage, 2, j.kind, j.task, 0, st->current_start, now);
+    if (r->trace)
+        trace_add(r, stage, 2, j.kind, j.task, 0, st->current_start, now);
     if (j.kind == DP_BUCKET)
         st->outstanding--;
     dp_start_next(r, stage);
@@ -421,6 +461,13 @@ static void link_done(struct run *r, int64_t id, int64_t tag)
     struct ts_step_sim *s = r->s;
     int stage = (int)(tag / 2);
     ts_des_link_finish(&s->des, &s->links[tag], id);
+    int32_t w = s->wait_head[tag];
+    if (w >= 0) {
+        s->wait_head[tag] = s->wait_next[w];
+        if (s->wait_head[tag] < 0)
+            s->wait_tail[tag] = -1;
+        flow_start(r, (int)tag, w, s->wait_bytes[w]);
+    }
     long long type = id >> 40, value = id & ((1LL << 40) - 1);
     double now = ts_des_now(&s->des);
     if (type == FLOW_MSG) {
@@ -428,7 +475,8 @@ static void link_done(struct run *r, int64_t id, int64_t tag)
         int to_stage = (int)(g / (size_t)r->per), to_idx = (int)(g % (size_t)r->per);
         s->msg_arrived[g] = now;
         const struct ts_task *t = &s->order[g];
-        trace_add(r, stage, 1, t->kind, t->micro, t->chunk, s->up_done[g], now);
+        if (r->trace)
+            trace_add(r, stage, 1, t->kind, t->micro, t->chunk, s->up_done[g], now);
         if (r->pl->msg_blocking) {
             /* The sender (this link's stage) was waiting on this delivery. */
             struct stage_state *snd = &s->st[stage];
@@ -493,6 +541,8 @@ void ts_step_simulate(struct ts_step_sim *s, const struct ts_step_plan *pl,
             st->outstanding += pl->chunk[k * v + c].buckets;
         ts_des_link_init(&s->links[2 * k], pl->up_bandwidth, EV_LINK_DONE, PRI_LINK, 2 * k);
         ts_des_link_init(&s->links[2 * k + 1], pl->nic_bandwidth, EV_LINK_DONE, PRI_LINK, 2 * k + 1);
+        s->wait_head[2 * k] = s->wait_head[2 * k + 1] = -1;
+        s->wait_tail[2 * k] = s->wait_tail[2 * k + 1] = -1;
     }
     uint64_t popped0 = s->des.popped;
 

@@ -15,10 +15,12 @@
  * from B(k+1, j, c) (the last stage of the last chunk starts backward from its own F).
  * Messages are flows on the sender's link: its NIC share when the neighbour is in another
  * scale-up domain, else its scale-up link; flows on one link share its bandwidth equally
- * (a NIC carries pipeline messages and gradient buckets at once). Gradient buckets of a
- * chunk become ready during that chunk's last backward and are reduced in order on the
- * stage's data-parallel stream (overlapped with the remaining backward work when
- * dp_overlap; otherwise after the stage's last backward). ZeRO-3 all-gathers a chunk's
+ * (a NIC carries pipeline messages and gradient buckets at once); a link carries at most
+ * TS_DES_LINK_FLOWS_MAX flows at a time, later ones wait in FIFO order (only when transfers
+ * fall far behind compute). Gradient buckets of a chunk become ready during that chunk's
+ * last backward and are reduced in order on the stage's data-parallel stream (overlapped
+ * with the remaining backward work when dp_overlap; otherwise after the stage's last
+ * backward). ZeRO-3 all-gathers a chunk's
  * weights before each of its tasks (prefetched one task ahead) and reduce-scatters its
  * gradients after each backward. After its last backward and its gradient reduction a stage
  * runs the optimizer step and its tail (ZeRO parameter all-gather, tied-embedding
@@ -101,7 +103,8 @@ struct ts_task {
  * GPipe runs all forwards then all backwards; 1F1B runs min(p - k - 1, m) warm-up
  * forwards, then alternates one forward and one backward, then the remaining backwards;
  * interleaved 1F1B does the same over m v chunk-microbatches with 2 (p - k - 1) + (v - 1) p
- * warm-up forwards, chunks taken in groups of p microbatches. */
+ * warm-up forwards (all m v when m == p, as Megatron-LM's all_warmup_microbatches), chunks
+ * taken in groups of p microbatches. */
 void ts_step_schedule(enum ts_schedule sched, int p, int v, int m, int stage, struct ts_task *order);
 
 /* ---------------------------------------------------------------- simulation */
@@ -175,7 +178,12 @@ struct ts_iteration {
     bool feasible;                  // fits in memory
     char reason[256];               // why not, e.g. "stage 0 needs 93.1 GiB per GPU, 80 GiB available"
     enum ts_method method;
-    double iteration_s;             // seconds per iteration
+    double iteration_s;             // seconds per iteration (incl. data_stall_s)
+    double data_stall_s;            // seconds per iteration waiting for a data loader slower
+                                    //   than the step (cost.data with fixed hosts:
+                                    //   ts_cost_loader_time); 0 when the loader keeps up.
+                                    //   iteration_s = max(step, loader); step.iteration_s and
+                                    //   bubble_fraction stay the step's own
     double tokens_per_s;            // global_batch x seq_len / iteration_s
     double model_flops;             // per iteration, all GPUs
     double hardware_flops;          // per iteration, all GPUs (with recomputation)

@@ -1,0 +1,272 @@
+/*
+ * Sweep reports (JSON, table, CSV) and the Chrome trace of a run timeline.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/report.h"
+
+static void num(cJSON *o, const char *key, double v)
+{
+    cJSON_AddItemToObject(o, key, isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull());
+}
+
+static cJSON *outcome_json(const struct ts_sweep *sw, const struct ts_outcome *o)
+{
+    const struct ts_layout *l = &o->layout;
+    const struct ts_system *sys = &sw->systems[l->system];
+    int gpus = l->nodes * sys->gpus_per_node;
+    cJSON *j = cJSON_CreateObject();
+    cJSON_AddStringToObject(j, "system", sys->name);
+    num(j, "nodes", l->nodes);
+    num(j, "gpus", gpus);
+    cJSON_AddStringToObject(j, "pricing", ts_pricing_names[o->pricing]);
+    num(j, "global_batch", l->global_batch);
+    cJSON *p = cJSON_CreateObject();
+    num(p, "tp", l->tp);
+    num(p, "pp", l->pp);
+    num(p, "dp", gpus / (l->tp * l->cp * l->pp));
+    num(p, "cp", l->cp);
+    num(p, "microbatch", l->microbatch);
+    cJSON_AddStringToObject(p, "schedule", ts_schedule_names[l->schedule]);
+    num(p, "virtual_stages", l->virtual_stages);
+    cJSON_AddBoolToObject(p, "sequence_parallel", l->sp);
+    cJSON_AddStringToObject(p, "recompute", ts_recompute_names[l->recompute]);
+    num(p, "zero", l->zero);
+    cJSON_AddBoolToObject(p, "tp_comm_overlap", l->tp_overlap);
+    cJSON_AddItemToObject(j, "parallel", p);
+    num(j, "iteration_time_s", o->iteration_s);
+    num(j, "tokens_per_s", o->tokens_per_s);
+    num(j, "mfu", o->mfu);
+    num(j, "memory_per_gpu_bytes", o->memory_bytes);
+    num(j, "time_to_train_s", o->time_s);
+    if (sw->has_cost)
+        num(j, "cost_total", o->cost_usd);
+    if (o->monte_carlo) {
+        num(j, "expected_time_to_train_s", o->mc_time_mean_s);
+        num(j, "p90_time_to_train_s", o->mc_time_p90_s);
+        num(j, "goodput", o->goodput);
+        if (sw->has_cost) {
+            num(j, "expected_cost", o->mc_cost_mean_usd);
+            num(j, "p90_cost", o->mc_cost_p90_usd);
+        }
+    }
+    return j;
+}
+
+static void constraint_text(const struct ts_sweep *sw, char *buf, size_t n)
+{
+    char a[48];
+    if (sw->min_tokens_per_s > 0)
+        snprintf(buf, n, "at least %.4g tokens/s", sw->min_tokens_per_s);
+    else if (sw->probability > 0)
+        snprintf(buf, n, "done within %s with probability %.2f",
+                 ts_quantity_format(sw->deadline_s, TS_DIM_SECONDS, a, sizeof a), sw->probability);
+    else
+        snprintf(buf, n, "done within %s (expected)",
+                 ts_quantity_format(sw->deadline_s, TS_DIM_SECONDS, a, sizeof a));
+}
+
+static void miss_text(const struct ts_sweep *sw, const struct ts_sweep_result *r, char *buf, size_t n)
+{
+    char c[128], a[48];
+    constraint_text(sw, c, sizeof c);
+    if (!r->has_closest) {
+        snprintf(buf, n, "no configuration meets the constraint (%s); none even fits in memory", c);
+        return;
+    }
+    const struct ts_outcome *o = &r->closest;
+    if (sw->min_tokens_per_s > 0)
+        snprintf(buf, n, "no configuration meets the constraint (%s); the closest reaches %.4g tokens/s "
+                 "(%d x %s nodes)", c, o->tokens_per_s, o->layout.nodes, sw->systems[o->layout.system].name);
+    else
+        snprintf(buf, n, "no configuration meets the constraint (%s); the closest finishes in %s "
+                 "(%d x %s nodes)", c, ts_quantity_format(o->time_s, TS_DIM_SECONDS, a, sizeof a),
+                 o->layout.nodes, sw->systems[o->layout.system].name);
+}
+
+cJSON *ts_report_sweep_json(const struct ts_sweep *sw, const struct ts_sweep_result *r)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "trainsim_version", TS_VERSION);
+    cJSON_AddStringToObject(o, "sweep", sw->name);
+    cJSON_AddStringToObject(o, "file", sw->file);
+    cJSON_AddStringToObject(o, "model", sw->model.name);
+    num(o, "tokens", sw->tokens);
+    cJSON_AddStringToObject(o, "objective", ts_objective_names[sw->objective]);
+    char c[160];
+    constraint_text(sw, c, sizeof c);
+    cJSON_AddStringToObject(o, "constraint", c);
+    cJSON_AddBoolToObject(o, "found", r->found);
+    if (r->found) {
+        struct ts_run_output ro = {NULL, &r->best_job, &r->best_it, NULL, NULL,
+                                   r->best_job.has_reliability ? &r->best_run : NULL,
+                                   r->best_job.has_cost ? &r->best_cost : NULL};
+        cJSON *best = ts_report_run_json(&ro);
+        cJSON_AddItemToObject(o, "best", best);
+        cJSON_AddNullToObject(o, "message");
+    } else {
+        cJSON_AddNullToObject(o, "best");
+        char m[512];
+        miss_text(sw, r, m, sizeof m);
+        cJSON_AddStringToObject(o, "message", m);
+    }
+    if (r->has_closest)
+        cJSON_AddItemToObject(o, "closest_miss", outcome_json(sw, &r->closest));
+    cJSON *top = cJSON_CreateArray();
+    for (int i = 0; i < r->n_top; i++)
+        cJSON_AddItemToArray(top, outcome_json(sw, &r->top[i]));
+    cJSON_AddItemToObject(o, "top", top);
+    cJSON *pareto = cJSON_CreateArray();
+    for (int i = 0; i < r->n_pareto; i++)
+        cJSON_AddItemToArray(pareto, outcome_json(sw, &r->pareto[i]));
+    cJSON_AddItemToObject(o, "pareto", pareto);
+    num(o, "enumerated", (double)r->enumerated);
+    num(o, "evaluated", (double)r->evaluated);
+    num(o, "simulated", (double)r->simulated);
+    num(o, "feasible", (double)r->feasible);
+    cJSON *rej = cJSON_CreateObject();
+    for (int i = 1; i < TS_REJECT_COUNT; i++)
+        num(rej, ts_reject_names[i], (double)r->rejected[i]);
+    cJSON_AddItemToObject(o, "rejected", rej);
+    num(o, "elapsed_s", r->elapsed_s);
+    return o;
+}
+
+static void outcome_row(struct ts_buf *b, const struct ts_sweep *sw, int rank, const struct ts_outcome *o)
+{
+    const struct ts_layout *l = &o->layout;
+    const struct ts_system *sys = &sw->systems[l->system];
+    int gpus = l->nodes * sys->gpus_per_node;
+    char t[48], sched[24];
+    if (l->schedule == TS_SCHED_INTERLEAVED)
+        snprintf(sched, sizeof sched, "interl. v%d", l->virtual_stages);
+    else
+        snprintf(sched, sizeof sched, "%s", ts_schedule_names[l->schedule]);
+    double time = o->monte_carlo ? o->mc_time_mean_s : o->time_s;
+    double cost = o->monte_carlo ? o->mc_cost_mean_usd : o->cost_usd;
+    ts_buf_printf(b, "  %3d  %-13s %5d %6d  %-9s %3d %3d %4d %3d %3d  %-11s %-3s %-9s %d %-3s %9.3g %5.1f%% %9s",
+                  rank, sys->name, l->nodes, gpus, ts_pricing_names[o->pricing], l->tp, l->pp,
+                  gpus / (l->tp * l->cp * l->pp), l->cp, l->microbatch, sched, l->sp ? "yes" : "no",
+                  ts_recompute_names[l->recompute], l->zero, l->tp_overlap ? "yes" : "no",
+                  o->tokens_per_s, 100 * o->mfu, ts_quantity_format(time, TS_DIM_SECONDS, t, sizeof t));
+    if (sw->has_cost)
+        ts_buf_printf(b, " %14.0f", cost);
+    ts_buf_printf(b, "\n");
+}
+
+static void outcome_header(struct ts_buf *b, const struct ts_sweep *sw)
+{
+    ts_buf_printf(b, "  %3s  %-13s %5s %6s  %-9s %3s %3s %4s %3s %3s  %-11s %-3s %-9s %s %-3s %9s %6s %9s",
+                  "#", "system", "nodes", "gpus", "pricing", "tp", "pp", "dp", "cp", "mb", "schedule",
+                  "sp", "recompute", "z", "tpo", "tokens/s", "MFU", "time");
+    if (sw->has_cost)
+        ts_buf_printf(b, " %14s", "cost USD");
+    ts_buf_printf(b, "\n");
+}
+
+void ts_report_sweep_table(const struct ts_sweep *sw, const struct ts_sweep_result *r, struct ts_buf *b)
+{
+    char c[160], a[48];
+    constraint_text(sw, c, sizeof c);
+    ts_buf_printf(b, "trainsim sweep \"%s\": %s on %.4g tokens; objective: least %s; constraint: %s\n",
+                  sw->name, sw->model.name, sw->tokens, ts_objective_names[sw->objective], c);
+    ts_buf_printf(b, "searched %ld configurations in %s (%.0f per second): %ld simulated, %ld feasible\n",
+                  r->evaluated, ts_quantity_format(r->elapsed_s, TS_DIM_SECONDS, a, sizeof a),
+                  r->elapsed_s > 0 ? r->evaluated / r->elapsed_s : 0.0, r->simulated, r->feasible);
+    ts_buf_printf(b, "rejected:");
+    for (int i = 1; i < TS_REJECT_COUNT; i++)
+        ts_buf_printf(b, "%s %s %ld", i > 1 ? "," : "", ts_reject_names[i], r->rejected[i]);
+    ts_buf_printf(b, "\n\n");
+    if (!r->found) {
+        char m[512];
+        miss_text(sw, r, m, sizeof m);
+        ts_buf_printf(b, "%s\n", m);
+        if (r->has_closest) {
+            outcome_header(b, sw);
+            outcome_row(b, sw, 0, &r->closest);
+        }
+        return;
+    }
+    const struct ts_outcome *best = &r->top[0];
+    ts_buf_printf(b, "ANSWER: %d x %s nodes (%d GPUs), %s pricing", best->layout.nodes,
+                  sw->systems[best->layout.system].name,
+                  best->layout.nodes * sw->systems[best->layout.system].gpus_per_node,
+                  ts_pricing_names[best->pricing]);
+    if (sw->has_cost)
+        ts_buf_printf(b, ": expected cost $%.4g (p90 $%.4g)", best->mc_cost_mean_usd, best->mc_cost_p90_usd);
+    ts_buf_printf(b, ", expected time %s", ts_quantity_format(best->mc_time_mean_s, TS_DIM_SECONDS, a, sizeof a));
+    ts_buf_printf(b, " (p90 %s)\n", ts_quantity_format(best->mc_time_p90_s, TS_DIM_SECONDS, a, sizeof a));
+    if (r->n_top > 1) {
+        const struct ts_outcome *ru = &r->top[1];
+        ts_buf_printf(b, "runner-up: %d x %s nodes, %s pricing", ru->layout.nodes,
+                      sw->systems[ru->layout.system].name, ts_pricing_names[ru->pricing]);
+        if (sw->has_cost)
+            ts_buf_printf(b, ", expected cost $%.4g (%+.1f%%)", ru->mc_cost_mean_usd,
+                          100 * (ru->mc_cost_mean_usd / best->mc_cost_mean_usd - 1));
+        ts_buf_printf(b, ", expected time %s\n", ts_quantity_format(ru->mc_time_mean_s, TS_DIM_SECONDS, a, sizeof a));
+    }
+    ts_buf_printf(b, "\nThe chosen setup in full:\n\n");
+    struct ts_run_output ro = {NULL, &r->best_job, &r->best_it, NULL, NULL,
+                               r->best_job.has_reliability ? &r->best_run : NULL,
+                               r->best_job.has_cost ? &r->best_cost : NULL};
+    ts_report_run_table(&ro, b);
+    ts_buf_printf(b, "\nTop %d (Monte Carlo expected time and cost):\n", r->n_top);
+    outcome_header(b, sw);
+    for (int i = 0; i < r->n_top; i++)
+        outcome_row(b, sw, i + 1, &r->top[i]);
+    if (r->n_pareto > 0) {
+        ts_buf_printf(b, "\nCost / time Pareto front (analytic expected values; faster is dearer):\n");
+        outcome_header(b, sw);
+        for (int i = 0; i < r->n_pareto; i++)
+            outcome_row(b, sw, i + 1, &r->pareto[i]);
+    }
+}
+
+void ts_report_sweep_csv(const struct ts_sweep *sw, const struct ts_sweep_result *r, struct ts_buf *b)
+{
+    /* One row per top configuration, flattened. */
+    for (int i = 0; i < r->n_top; i++) {
+        cJSON *o = outcome_json(sw, &r->top[i]);
+        cJSON_AddNumberToObject(o, "rank", i + 1);
+        struct ts_buf one;
+        ts_buf_init(&one);
+        ts_report_json_to_csv(o, &one);
+        const char *line2 = strchr(one.data, '\n');
+        if (i == 0)
+            ts_buf_append(b, one.data, one.len);
+        else if (line2)
+            ts_buf_append(b, line2 + 1, strlen(line2 + 1));
+        ts_buf_free(&one);
+        cJSON_Delete(o);
+    }
+}
+
+/* ---------------------------------------------------------------- run timeline trace */
+
+int ts_report_run_trace_write(const char *path, const struct ts_run_timeline *tl, const struct ts_job *job,
+                              struct ts_err *err)
+{
+    struct ts_buf b;
+    ts_buf_init(&b);
+    ts_buf_printf(&b, "{\"displayTimeUnit\": \"ms\", \"otherData\": {\"model\": \"%s\", \"system\": \"%s\", "
+                  "\"note\": \"one replication of the run; 1 trace second = 1 wall-clock hour\"},\n"
+                  "\"traceEvents\": [\n{\"name\": \"process_name\", \"ph\": \"M\", \"pid\": 0, "
+                  "\"args\": {\"name\": \"training run (1 s = 1 h)\"}}",
+                  job->model.name, job->system.name);
+    for (int k = 0; k < TS_SPAN_COUNT; k++)
+        ts_buf_printf(&b, ",\n{\"name\": \"thread_name\", \"ph\": \"M\", \"pid\": 0, \"tid\": %d, "
+                      "\"args\": {\"name\": \"%s\"}}", k, ts_run_span_names[k]);
+    for (size_t i = 0; i < tl->len; i++) {
+        const struct ts_run_span *s = &tl->spans[i];
+        /* Hours as trace seconds keep months-long runs readable in Perfetto. */
+        ts_buf_printf(&b, ",\n{\"name\": \"%s\", \"ph\": \"X\", \"pid\": 0, \"tid\": %d, \"ts\": %.3f, "
+                      "\"dur\": %.3f}", ts_run_span_names[s->kind], s->kind, s->start_s / 3600.0 * 1e6,
+                      (s->end_s - s->start_s) / 3600.0 * 1e6);
+    }
+    ts_buf_printf(&b, "\n]}\n");
+    int rc = ts_file_write_atomic(path, b.data, b.len, err);
+    ts_buf_free(&b);
+    return rc;
+}

@@ -1,0 +1,178 @@
+/*
+ * search: the sweep. Which GPU type, how many nodes, which pricing and which parallel layout
+ * train this model on this many tokens for the least money (or in the least time) while
+ * meeting a throughput target or a deadline?
+ *
+ * A sweep file (configs/NAME-sweep.json; README "Sweeps" documents every key) names the model,
+ * the token budget, candidate systems, node counts, pricing models, the parallel options to
+ * search (lists, or "auto" for every valid value), reliability and cost sections as in a
+ * job, a constraint and an objective.
+ *
+ * Search:
+ *   1. Enumerate layouts (system x nodes x global batch x tp x pp x cp x microbatch x
+ *      schedule x virtual stages x sequence parallel x recompute x ZeRO x TP overlap); the
+ *      pricing models are priced inside each layout's evaluation.
+ *   2. Reject invalid layouts (divisibility: the job validator), layouts that do not fit in
+ *      memory, and layouts whose best possible throughput or finish time cannot meet the
+ *      constraint, counting each reason.
+ *   3. Screen the survivors with a lower bound of the objective: the iteration
+ *      simulation's lower bound (ts_step_lower_bound, never above the simulated time) pushed
+ *      through the same run and cost models, which only grow with the iteration time.
+ *   4. Evaluate in order of the bound, in batches, in parallel (OpenMP, dynamic schedule,
+ *      per-thread scratch, results written by index): the discrete-event iteration
+ *      simulation, the analytic run model (Daly's expected wall time for the job's failure
+ *      rate, checkpoint interval auto per configuration) and the bill. Stop when the next
+ *      bound cannot beat the k-th best or join the cost/time Pareto front (bounds dominated by
+ *      an evaluated point cannot be on it). Because the bound never exceeds the exact value,
+ *      this returns the same best, top-k and front as evaluating everything.
+ *   5. Run the failure Monte Carlo for the top-k finalists (expected and p90 time and cost);
+ *      a probabilistic deadline ("probability": 0.9) is checked on the Monte Carlo p90, and
+ *      finalists that miss it are replaced by the next candidates.
+ * Results are identical for any thread count: batches are fixed by the bound order, each
+ * candidate's result depends only on its inputs, and reductions run in index order.
+ */
+#ifndef TS_SEARCH_H
+#define TS_SEARCH_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "cost/cost.h"
+#include "run/run.h"
+#include "spec/spec.h"
+#include "step/step.h"
+
+#define TS_SWEEP_SYSTEMS_MAX 16
+#define TS_SWEEP_LIST_MAX 64
+
+/* A searched dimension: explicit values, or every valid one. */
+struct ts_int_list {
+    bool is_auto;
+    int n;
+    int v[TS_SWEEP_LIST_MAX];
+};
+
+enum ts_objective { TS_OBJECTIVE_COST, TS_OBJECTIVE_TIME, TS_OBJECTIVE_COUNT };
+extern const char *const ts_objective_names[TS_OBJECTIVE_COUNT];   // "cost", "time"
+
+struct ts_sweep {
+    char name[TS_NAME_MAX];
+    char file[1024];                        // the sweep file
+    struct ts_model model;
+    double tokens;                          // training tokens
+    struct ts_int_list global_batch;        // sequences per iteration
+    int n_systems;
+    struct ts_system systems[TS_SWEEP_SYSTEMS_MAX];
+    struct ts_int_list nodes;               // node counts
+    int n_pricing;
+    enum ts_pricing pricing[TS_PRICING_COUNT];
+    enum ts_precision precision;
+    /* parallel dimensions searched */
+    struct ts_int_list tp, pp, cp, microbatch, virtual_stages, zero;
+    struct ts_int_list schedule;            // values of enum ts_schedule
+    struct ts_int_list sequence_parallel;   // 0 / 1
+    struct ts_int_list recompute;           // values of enum ts_recompute
+    struct ts_int_list tp_comm_overlap;     // 0 / 1
+    struct ts_parallel fixed;               // the options not searched (dp_overlap, attention, ...)
+    bool has_reliability;
+    struct ts_reliability reliability;
+    bool has_cost;
+    struct ts_cost_config cost[TS_SWEEP_SYSTEMS_MAX]; // per system (base + by_system overrides)
+    /* constraint */
+    double min_tokens_per_s;                // 0 = none
+    double deadline_s;                      // 0 = none
+    double probability;                     // deadline probability (0: on the expected time)
+    enum ts_objective objective;
+    int top;                                // k
+};
+
+/* Parse a sweep file. */
+int ts_sweep_load(const char *file, struct ts_sweep *out, struct ts_err *err);
+int ts_sweep_parse(const struct ts_jnode *root, struct ts_sweep *out, struct ts_err *err);
+
+/* ---------------------------------------------------------------- candidates */
+
+/* A layout, compactly. */
+struct ts_layout {
+    uint8_t system;         // index in sweep->systems
+    uint8_t schedule;       // enum ts_schedule
+    uint8_t recompute;      // enum ts_recompute
+    uint8_t zero;
+    uint8_t sp;             // sequence parallel
+    uint8_t tp_overlap;
+    uint8_t virtual_stages;
+    uint8_t pad;
+    int32_t nodes;
+    int32_t global_batch;
+    int32_t tp, pp, cp, microbatch;
+};
+
+/* Reasons a layout is rejected, in the order they are checked. */
+enum ts_reject {
+    TS_REJECT_NONE,
+    TS_REJECT_DIVISIBILITY,     // the job validator refused it
+    TS_REJECT_MEMORY,           // does not fit in HBM
+    TS_REJECT_CONSTRAINT,       // cannot meet the throughput target or deadline even at its bound
+    TS_REJECT_PRUNED,           // its bound cannot beat the top-k or join the Pareto front
+    TS_REJECT_DEADLINE_P,       // evaluated, but misses the deadline at the required probability
+    TS_REJECT_COUNT
+};
+extern const char *const ts_reject_names[TS_REJECT_COUNT];
+
+/* The evaluation of one layout at one pricing model. */
+struct ts_outcome {
+    struct ts_layout layout;
+    uint8_t pricing;            // enum ts_pricing
+    bool meets;                 // meets the constraint
+    double iteration_s;
+    double tokens_per_s;
+    double mfu;
+    double time_s;              // expected wall-clock time to train (analytic run model)
+    double cost_usd;            // expected bill (analytic run model)
+    double objective;           // cost_usd or time_s
+    double memory_bytes;
+    /* Monte Carlo (finalists only) */
+    bool monte_carlo;
+    double mc_time_mean_s, mc_time_p90_s, mc_cost_mean_usd, mc_cost_p90_usd, goodput;
+};
+
+struct ts_sweep_options {
+    int threads;                // 0: OpenMP default
+    bool progress;              // progress bar with ETA on stderr
+    bool exhaustive;            // no pruning (for tests: evaluate every candidate)
+    int batch;                  // candidates per parallel batch (default 256)
+    const char *csv_path;       // every evaluated configuration, or NULL
+};
+
+struct ts_sweep_result {
+    long enumerated;            // layouts generated
+    long evaluated;             // layouts x pricing assessed (screened or simulated)
+    long simulated;             // layouts run through the iteration simulation
+    long feasible;              // layouts x pricing that fit and meet the constraint (simulated)
+    long rejected[TS_REJECT_COUNT];
+    double elapsed_s;
+    int n_top;
+    struct ts_outcome *top;     // best first (n_top <= sweep->top)
+    int n_pareto;
+    struct ts_outcome *pareto;  // cost/time front, by time
+    bool found;                 // top[0] is the answer
+    struct ts_outcome closest;  // when nothing meets the constraint: the nearest miss
+    bool has_closest;
+    /* the best configuration in full (for the report) */
+    struct ts_job best_job;
+    struct ts_iteration best_it;
+    struct ts_run_result best_run;
+    struct ts_cost_result best_cost;
+};
+
+/* Run the sweep. Returns TS_OK (also when nothing meets the constraint: found == false) or an
+ * error. The caller frees the result with ts_sweep_result_free. */
+int ts_sweep_run(const struct ts_sweep *sw, const struct ts_sweep_options *opt,
+                 struct ts_sweep_result *out, struct ts_err *err);
+void ts_sweep_result_free(struct ts_sweep_result *r);
+
+/* Build the job of a layout (for reports and for `trainsim run` reproduction). */
+void ts_sweep_layout_job(const struct ts_sweep *sw, const struct ts_layout *l, enum ts_pricing pricing,
+                         struct ts_job *out);
+
+#endif

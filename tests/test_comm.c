@@ -1,0 +1,425 @@
+/*
+ * Tests of the comm module (sim/comm): placement of parallel groups on the topology,
+ * alpha-beta collective times by hand on a synthetic two-level system, the measured NCCL
+ * bus-bandwidth curve of the shared reference (hardware.md) reproduced by the catalogue
+ * systems, and the size-dependent choice of algorithm.
+ */
+#include "test_helpers.h"
+
+#include "comm/comm.h"
+#include "spec/spec.h"
+
+#define MIB 1048576.0
+#define GIB 1073741824.0
+
+/* ---------------------------------------------------------------- fixtures */
+
+static void load_system(const char *name, struct ts_system *sys)
+{
+    struct ts_err err;
+    ts_err_clear(&err);
+    if (ts_system_load(name, sys, &err) != TS_OK) {
+        print_error("cannot load system %s: %s\n", name, err.msg);
+        fail();
+    }
+}
+
+static void parse_system(const char *text, struct ts_system *sys)
+{
+    cJSON *doc = ts_test_json(text);
+    struct ts_jnode root = ts_jnode_root(doc, "test.json");
+    struct ts_err err;
+    ts_err_clear(&err);
+    int rc = ts_system_parse(&root, sys, &err);
+    cJSON_Delete(doc);
+    if (rc != TS_OK) {
+        print_error("system does not parse: %s\n", err.msg);
+        fail();
+    }
+}
+
+/* A synthetic system with round numbers: 4 GPUs per node and per switched domain at
+ * 100 GB/s x 0.5 efficiency with 2 us per step and in-switch reduction at 0.25 of link
+ * rate; 10 GB/s NICs at 0.8 efficiency, 10 us per step, 2 nodes per leaf switch and 2:1
+ * oversubscription above the leaves. */
+#define SYNTH_SYSTEM                                                                            \
+    "{\"name\": \"synth\", \"accelerator\": {\"name\": \"a\", \"peak_flops\": {\"bf16\": 1e14}, " \
+    "\"memory\": \"16 GiB\", \"memory_bandwidth\": 1e12, \"gemm_efficiency\": [[1e9, 0.5]]}, "    \
+    "\"gpus_per_node\": 4, "                                                                    \
+    "\"scale_up\": {\"bandwidth\": 1e11, \"latency\": 2e-6, \"domain_size\": 4, "               \
+    "\"topology\": \"switch\", \"efficiency\": 0.5, \"in_network_reduction\": true, "           \
+    "\"reduction_efficiency\": 0.25}, "                                                         \
+    "\"scale_out\": {\"bandwidth\": 1e10, \"latency\": 1e-5, \"efficiency\": 0.8, "             \
+    "\"oversubscription\": 2, \"leaf_nodes\": 2}}"
+
+#define UP_BW (1e11 * 0.5)
+#define OUT_BW (1e10 * 0.8)
+#define A_UP 2e-6
+#define A_OUT 1e-5
+
+static void assert_group(const struct ts_group *g, int size, long stride, int per_domain,
+                         int domains, int per_node, int nodes, bool crosses_leaf)
+{
+    assert_int_equal(g->size, size);
+    assert_int_equal(g->stride, stride);
+    assert_int_equal(g->per_domain, per_domain);
+    assert_int_equal(g->domains, domains);
+    assert_int_equal(g->per_node, per_node);
+    assert_int_equal(g->nodes, nodes);
+    assert_int_equal(g->crosses_leaf, crosses_leaf);
+}
+
+static void parallel_layout(struct ts_parallel *par, int tp, int cp, int dp, int pp)
+{
+    ts_parallel_defaults(par);
+    par->tp = tp;
+    par->cp = cp;
+    par->dp = dp;
+    par->pp = pp;
+}
+
+/* ---------------------------------------------------------------- placement */
+
+static void default_order_places_tp_inside_a_node_and_dp_pp_across_nodes(void **state)
+{
+    (void)state;
+    struct ts_system sys;
+    load_system("dgx-a100-80g", &sys);     /* 8 GPUs per node and domain, 20 nodes per leaf */
+    struct ts_parallel par;
+    parallel_layout(&par, 8, 1, 16, 4);    /* 512 GPUs, 64 nodes */
+    struct ts_group g;
+    ts_comm_group(&sys, &par, TS_PDIM_TP, &g);
+    assert_group(&g, 8, 1, 8, 1, 8, 1, false);
+    ts_comm_group(&sys, &par, TS_PDIM_CP, &g);
+    assert_group(&g, 1, 8, 1, 1, 1, 1, false);
+    /* dp: stride 8, one member per node, 16 nodes under one leaf of 20 */
+    ts_comm_group(&sys, &par, TS_PDIM_DP, &g);
+    assert_group(&g, 16, 8, 1, 16, 1, 16, false);
+    /* pp: stride 8 x 16 = 128 ranks = 16 nodes; members span nodes 0 .. 48 */
+    ts_comm_group(&sys, &par, TS_PDIM_PP, &g);
+    assert_group(&g, 4, 128, 1, 4, 1, 4, true);
+}
+
+static void custom_order_puts_the_innermost_dimension_inside_the_node(void **state)
+{
+    (void)state;
+    struct ts_system sys;
+    load_system("dgx-a100-80g", &sys);
+    struct ts_parallel par;
+    parallel_layout(&par, 8, 1, 16, 4);
+    par.order[0] = TS_PDIM_DP;
+    par.order[1] = TS_PDIM_TP;
+    par.order[2] = TS_PDIM_PP;
+    par.order[3] = TS_PDIM_CP;
+    struct ts_group g;
+    /* dp innermost: 16 consecutive ranks, 8 per node, 2 nodes */
+    ts_comm_group(&sys, &par, TS_PDIM_DP, &g);
+    assert_group(&g, 16, 1, 8, 2, 8, 2, false);
+    /* tp next: stride 16 = 2 nodes apart, members over 8 nodes (0, 2, .., 14) */
+    ts_comm_group(&sys, &par, TS_PDIM_TP, &g);
+    assert_group(&g, 8, 16, 1, 8, 1, 8, false);
+    /* pp: stride 128 */
+    ts_comm_group(&sys, &par, TS_PDIM_PP, &g);
+    assert_group(&g, 4, 128, 1, 4, 1, 4, true);
+    /* cp outermost: stride 512 */
+    ts_comm_group(&sys, &par, TS_PDIM_CP, &g);
+    assert_group(&g, 1, 512, 1, 1, 1, 1, false);
+}
+
+static void a_stride_below_the_domain_packs_several_members_per_domain(void **state)
+{
+    (void)state;
+    struct ts_system sys;
+    load_system("dgx-a100-80g", &sys);
+    struct ts_parallel par;
+    parallel_layout(&par, 2, 1, 16, 1);     /* tp 2: dp members at ranks 0, 2, 4, .. */
+    struct ts_group g;
+    ts_comm_group(&sys, &par, TS_PDIM_DP, &g);
+    assert_group(&g, 16, 2, 4, 4, 4, 4, false);
+    /* the same through the strided constructor, 32 consecutive ranks over 4 nodes */
+    ts_comm_group_strided(&sys, 32, 1, &g);
+    assert_group(&g, 32, 1, 8, 4, 8, 4, false);
+}
+
+/* ---------------------------------------------------------------- alpha-beta by hand */
+
+/* 16 consecutive ranks of SYNTH_SYSTEM: 4 per domain, 4 domains; nodes 0 .. 3 span two
+ * leaves, so the NIC share is halved. */
+static void synth_group16(const struct ts_system *sys, struct ts_group *g)
+{
+    ts_comm_group_strided(sys, 16, 1, g);
+    assert_group(g, 16, 1, 4, 4, 4, 4, true);
+}
+
+static void expect_algo(const struct ts_system *sys, enum ts_coll coll, const struct ts_group *g,
+                        double S, enum ts_algo algo, double expected)
+{
+    struct ts_coll_cost c;
+    if (!ts_comm_collective_algo(sys, coll, g, S, algo, &c)) {
+        print_error("%s does not apply to %s on %d ranks\n", ts_algo_names[algo],
+                    ts_coll_names[coll], g->size);
+        fail();
+    }
+    assert_int_equal(c.algo, algo);
+    assert_close(c.time_s, expected, 1e-12, 0.0);
+}
+
+static void ring_costs_2_n_minus_1_steps_and_the_bottleneck_bandwidth(void **state)
+{
+    (void)state;
+    struct ts_system sys;
+    parse_system(SYNTH_SYSTEM, &sys);
+    struct ts_group g;
+    synth_group16(&sys, &g);
+    double S = 64 * MIB, n = 16, oversub_bw = OUT_BW / 2;
+    /* all-reduce: 2 (n - 1) = 30 steps, of which 2 (4 - 1) = 6 cross domains and pay the
+     * NIC's alpha; each GPU moves 2 (n-1)/n S over NVLink and 2 (n-1)/n S / n_in through its
+     * NIC (pipelined: the slower one counts) */
+    double frac = 2 * (n - 1) / n;
+    double ar = 6 * A_OUT + 24 * A_UP + fmax(frac * S / UP_BW, frac * S / 4 / oversub_bw);
+    expect_algo(&sys, TS_COLL_ALLREDUCE, &g, S, TS_ALGO_RING, ar);
+    double half = (n - 1) / n;
+    double ag = 3 * A_OUT + 12 * A_UP + fmax(half * S / UP_BW, half * S / 4 / oversub_bw);
+    expect_algo(&sys, TS_COLL_ALLGATHER, &g, S, TS_ALGO_RING, ag);
+    expect_algo(&sys, TS_COLL_REDUCESCATTER, &g, S, TS_ALGO_RING, ag);
+    /* inside one domain only NVLink and its alpha count */
+    struct ts_group g4;
+    ts_comm_group_strided(&sys, 4, 1, &g4);
+    expect_algo(&sys, TS_COLL_ALLREDUCE, &g4, S, TS_ALGO_RING, 6 * A_UP + 1.5 * S / UP_BW);
+}
+
+static void tree_costs_log2_domains_hops_plus_the_chain_inside(void **state)
+{
+    (void)state;
+    struct ts_system sys;
+    parse_system(SYNTH_SYSTEM, &sys);
+    struct ts_group g;
+    synth_group16(&sys, &g);
+    double S = 8 * MIB, oversub_bw = OUT_BW / 2;
+    double hops = 2 * A_OUT + 3 * A_UP;     /* ceil(log2 4) alpha_out + (4 - 1) alpha_up */
+    double ar = 2 * hops + fmax(2 * S / UP_BW, 2 * S / 4 / oversub_bw);
+    expect_algo(&sys, TS_COLL_ALLREDUCE, &g, S, TS_ALGO_TREE, ar);
+    double rs = hops + fmax(15.0 / 16 * S / UP_BW, 15.0 / 16 * S / 4 / oversub_bw);
+    expect_algo(&sys, TS_COLL_REDUCESCATTER, &g, S, TS_ALGO_TREE, rs);
+    /* no tree inside a single domain */
+    struct ts_group g4;
+    struct ts_coll_cost c;
+    ts_comm_group_strided(&sys, 4, 1, &g4);
+    assert_false(ts_comm_collective_algo(&sys, TS_COLL_ALLREDUCE, &g4, S, TS_ALGO_TREE, &c));
+}
+
+static void hierarchical_runs_its_intra_and_inter_phases_in_sequence(void **state)
+{
+    (void)state;
+    struct ts_system sys;
+    parse_system(SYNTH_SYSTEM, &sys);
+    struct ts_group g;
+    synth_group16(&sys, &g);
+    double S = 256 * MIB, oversub_bw = OUT_BW / 2;
+    /* all-reduce: RS + AG inside (2 x 3 steps, 2 x 3/4 S), across 4 domains on S / 4
+     * (2 x min(3, log2 4) steps, 2 x 3/4 S / 4); phases add up */
+    double lat = 2 * (3 * A_UP + 2 * A_OUT);
+    double ar = lat + 2 * 0.75 * S / UP_BW + 2 * 0.75 * S / 4 / oversub_bw;
+    expect_algo(&sys, TS_COLL_ALLREDUCE, &g, S, TS_ALGO_HIERARCHICAL, ar);
+    double ag = lat / 2 + 0.75 * S / UP_BW + 0.75 * S / 4 / oversub_bw;
+    expect_algo(&sys, TS_COLL_ALLGATHER, &g, S, TS_ALGO_HIERARCHICAL, ag);
+}
+
+static void nvls_reduces_in_the_switch_at_its_reduction_rate(void **state)
+{
+    (void)state;
+    struct ts_system sys;
+    parse_system(SYNTH_SYSTEM, &sys);
+    struct ts_group g4, g16;
+    ts_comm_group_strided(&sys, 4, 1, &g4);
+    double S = 1 * GIB;
+    expect_algo(&sys, TS_COLL_ALLREDUCE, &g4, S, TS_ALGO_NVLS, 2 * A_UP + S / (1e11 * 0.25));
+    /* only for all-reduce, only inside one domain */
+    struct ts_coll_cost c;
+    assert_false(ts_comm_collective_algo(&sys, TS_COLL_ALLGATHER, &g4, S, TS_ALGO_NVLS, &c));
+    synth_group16(&sys, &g16);
+    assert_false(ts_comm_collective_algo(&sys, TS_COLL_ALLREDUCE, &g16, S, TS_ALGO_NVLS, &c));
+}
+
+static void direct_sends_go_over_nvlink_or_the_nic_and_all_to_all_splits_by_peer(void **state)
+{
+    (void)state;
+    struct ts_system sys;
+    parse_system(SYNTH_SYSTEM, &sys);
+    double S = 32 * MIB;
+    struct ts_coll_cost c;
+    /* neighbours 1 apart share the domain */
+    ts_comm_p2p(&sys, 1, S, &c);
+    assert_int_equal(c.algo, TS_ALGO_DIRECT);
+    assert_close(c.time_s, A_UP + S / UP_BW, 1e-12, 0);
+    /* 4 apart: next node, same leaf (no oversubscription) */
+    ts_comm_p2p(&sys, 4, S, &c);
+    assert_close(c.time_s, A_OUT + S / OUT_BW, 1e-12, 0);
+    /* 12 apart: nodes 0 and 3 sit under different leaves */
+    ts_comm_p2p(&sys, 12, S, &c);
+    assert_close(c.time_s, A_OUT + S / (OUT_BW / 2), 1e-12, 0);
+    /* all-to-all over 16 ranks: S/16 to each of 3 domain peers by NVLink, 12 by the NIC */
+    struct ts_group g;
+    synth_group16(&sys, &g);
+    expect_algo(&sys, TS_COLL_ALLTOALL, &g, S, TS_ALGO_DIRECT,
+                15 * A_OUT + fmax(3.0 / 16 * S / UP_BW, 12.0 / 16 * S / (OUT_BW / 2)));
+}
+
+static void the_fastest_algorithm_is_the_minimum_over_all_that_apply(void **state)
+{
+    (void)state;
+    struct ts_system sys;
+    parse_system(SYNTH_SYSTEM, &sys);
+    struct ts_group g;
+    synth_group16(&sys, &g);
+    for (double S = 1024; S <= 64 * GIB; S *= 4) {
+        struct ts_coll_cost best;
+        ts_comm_collective(&sys, TS_COLL_ALLREDUCE, &g, S, &best);
+        for (int a = 0; a < TS_ALGO_COUNT; a++) {
+            struct ts_coll_cost c;
+            if (ts_comm_collective_algo(&sys, TS_COLL_ALLREDUCE, &g, S, (enum ts_algo)a, &c))
+                assert_true(best.time_s <= c.time_s);
+        }
+    }
+}
+
+static void bus_bandwidth_follows_the_nccl_tests_definitions(void **state)
+{
+    (void)state;
+    /* 1 GB in 10 ms on 8 ranks: algbw 100 GB/s */
+    assert_close(ts_comm_bus_bandwidth(TS_COLL_ALLREDUCE, 8, 1e9, 0.01), 175e9, 1e-12, 0);
+    assert_close(ts_comm_bus_bandwidth(TS_COLL_ALLGATHER, 8, 1e9, 0.01), 87.5e9, 1e-12, 0);
+    assert_close(ts_comm_bus_bandwidth(TS_COLL_REDUCESCATTER, 8, 1e9, 0.01), 87.5e9, 1e-12, 0);
+    assert_close(ts_comm_bus_bandwidth(TS_COLL_SENDRECV, 2, 1e9, 0.01), 100e9, 1e-12, 0);
+}
+
+/* ---------------------------------------------------------------- measured NCCL curve */
+
+/* nccl-tests bus bandwidth of `coll` on `ranks` consecutive GPUs of a catalogue system. */
+static double busbw(const char *system, enum ts_coll coll, int ranks, double bytes, int algo)
+{
+    struct ts_system sys;
+    load_system(system, &sys);
+    struct ts_group g;
+    ts_comm_group_strided(&sys, ranks, 1, &g);
+    struct ts_coll_cost c;
+    if (algo < 0)
+        ts_comm_collective(&sys, coll, &g, bytes, &c);
+    else
+        assert_true(ts_comm_collective_algo(&sys, coll, &g, bytes, (enum ts_algo)algo, &c));
+    return ts_comm_bus_bandwidth(coll, ranks, bytes, c.time_s);
+}
+
+static void eight_a100_all_reduce_reproduces_the_measured_busbw_curve(void **state)
+{
+    (void)state;
+    assert_close(busbw("dgx-a100-80g", TS_COLL_ALLREDUCE, 8, 16 * GIB, -1), 234.9e9, 0.15, 0);
+    assert_close(busbw("dgx-a100-80g", TS_COLL_ALLREDUCE, 8, 4 * MIB, -1), 72e9, 0.15, 0);
+    /* saturated at >= 512 MiB: within a few percent of the 16 GiB figure */
+    assert_close(busbw("dgx-a100-80g", TS_COLL_ALLREDUCE, 8, 512 * MIB, -1),
+                 busbw("dgx-a100-80g", TS_COLL_ALLREDUCE, 8, 16 * GIB, -1), 0.05, 0);
+}
+
+static void eight_h200_reproduce_nvls_ring_all_gather_and_reduce_scatter(void **state)
+{
+    (void)state;
+    assert_close(busbw("hgx-h200", TS_COLL_ALLREDUCE, 8, 16 * GIB, -1), 482.3e9, 0.15, 0);
+    assert_close(busbw("hgx-h200", TS_COLL_ALLREDUCE, 8, 16 * GIB, TS_ALGO_RING), 367.6e9, 0.15, 0);
+    assert_close(busbw("hgx-h200", TS_COLL_ALLGATHER, 8, 16 * GIB, -1), 361.4e9, 0.15, 0);
+    assert_close(busbw("hgx-h200", TS_COLL_REDUCESCATTER, 8, 16 * GIB, -1), 362.9e9, 0.15, 0);
+}
+
+static void eight_b200_reproduce_ring_and_nvls(void **state)
+{
+    (void)state;
+    assert_close(busbw("dgx-b200", TS_COLL_ALLREDUCE, 8, 16 * GIB, TS_ALGO_RING), 682e9, 0.15, 0);
+    assert_close(busbw("dgx-b200", TS_COLL_ALLREDUCE, 8, 16 * GIB, TS_ALGO_NVLS), 838e9, 0.15, 0);
+    assert_close(busbw("dgx-b200", TS_COLL_ALLREDUCE, 8, 16 * GIB, -1), 838e9, 0.15, 0);
+}
+
+static void four_b200_nodes_reproduce_both_ends_of_the_curve(void **state)
+{
+    (void)state;
+    assert_close(busbw("dgx-b200", TS_COLL_ALLREDUCE, 32, 16 * GIB, -1), 381.8e9, 0.15, 0);
+    assert_close(busbw("dgx-b200", TS_COLL_ALLREDUCE, 32, 1 * MIB, -1), 5.4e9, 0.15, 0);
+}
+
+/* ---------------------------------------------------------------- choice by size */
+
+static void small_messages_pick_the_lowest_latency_and_large_the_highest_bandwidth(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *system;
+        int ranks;
+        long stride;
+    } cases[] = {{"dgx-b200", 32, 1}, {"dgx-a100-80g", 64, 1}, {"dgx-h100", 8, 8},
+                 {"dgx-h100", 4, 8}};
+    for (size_t i = 0; i < TS_ARRAY_LEN(cases); i++) {
+        struct ts_system sys;
+        load_system(cases[i].system, &sys);
+        struct ts_group g;
+        ts_comm_group_strided(&sys, cases[i].ranks, cases[i].stride, &g);
+        struct ts_coll_cost small, large;
+        ts_comm_collective(&sys, TS_COLL_ALLREDUCE, &g, 4096, &small);
+        ts_comm_collective(&sys, TS_COLL_ALLREDUCE, &g, 16 * GIB, &large);
+        for (int a = 0; a < TS_ALGO_COUNT; a++) {
+            struct ts_coll_cost c;
+            if (!ts_comm_collective_algo(&sys, TS_COLL_ALLREDUCE, &g, 4096, (enum ts_algo)a, &c))
+                continue;
+            assert_true(small.latency_s <= c.latency_s);
+            ts_comm_collective_algo(&sys, TS_COLL_ALLREDUCE, &g, 16 * GIB, (enum ts_algo)a, &c);
+            assert_true(large.time_s - large.latency_s <= c.time_s - c.latency_s);
+        }
+        /* and the two differ: the choice really depends on size */
+        if (small.algo == large.algo) {
+            print_error("%s, %d ranks: %s at 4 KiB and at 16 GiB\n", cases[i].system,
+                        cases[i].ranks, ts_algo_names[small.algo]);
+            fail();
+        }
+    }
+}
+
+static void a_group_of_one_rank_costs_nothing(void **state)
+{
+    (void)state;
+    struct ts_system sys;
+    load_system("dgx-h100", &sys);
+    struct ts_group g;
+    ts_comm_group_strided(&sys, 1, 1, &g);
+    for (int coll = 0; coll < TS_COLL_COUNT; coll++) {
+        struct ts_coll_cost c;
+        ts_comm_collective(&sys, (enum ts_coll)coll, &g, 1 * GIB, &c);
+        assert_true(c.time_s == 0.0);
+        assert_true(c.up_bytes == 0.0 && c.out_bytes == 0.0);
+    }
+    struct ts_parallel par;
+    parallel_layout(&par, 1, 1, 1, 1);
+    ts_comm_group(&sys, &par, TS_PDIM_DP, &g);
+    struct ts_coll_cost c;
+    ts_comm_collective(&sys, TS_COLL_ALLREDUCE, &g, 1 * GIB, &c);
+    assert_true(c.time_s == 0.0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(default_order_places_tp_inside_a_node_and_dp_pp_across_nodes),
+        cmocka_unit_test(custom_order_puts_the_innermost_dimension_inside_the_node),
+        cmocka_unit_test(a_stride_below_the_domain_packs_several_members_per_domain),
+        cmocka_unit_test(ring_costs_2_n_minus_1_steps_and_the_bottleneck_bandwidth),
+        cmocka_unit_test(tree_costs_log2_domains_hops_plus_the_chain_inside),
+        cmocka_unit_test(hierarchical_runs_its_intra_and_inter_phases_in_sequence),
+        cmocka_unit_test(nvls_reduces_in_the_switch_at_its_reduction_rate),
+        cmocka_unit_test(direct_sends_go_over_nvlink_or_the_nic_and_all_to_all_splits_by_peer),
+        cmocka_unit_test(the_fastest_algorithm_is_the_minimum_over_all_that_apply),
+        cmocka_unit_test(bus_bandwidth_follows_the_nccl_tests_definitions),
+        cmocka_unit_test(eight_a100_all_reduce_reproduces_the_measured_busbw_curve),
+        cmocka_unit_test(eight_h200_reproduce_nvls_ring_all_gather_and_reduce_scatter),
+        cmocka_unit_test(eight_b200_reproduce_ring_and_nvls),
+        cmocka_unit_test(four_b200_nodes_reproduce_both_ends_of_the_curve),
+        cmocka_unit_test(small_messages_pick_the_lowest_latency_and_large_the_highest_bandwidth),
+        cmocka_unit_test(a_group_of_one_rank_costs_nothing),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

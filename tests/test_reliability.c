@@ -1,0 +1,387 @@
+/*
+ * Tests of the reliability section parser (sim/spec/reliability.c): the Llama 3 derived
+ * defaults, every key, and every class of bad input, whose messages must name the file and
+ * the JSON path.
+ */
+#include "test_helpers.h"
+
+#include "run/run.h"
+#include "spec/spec.h"
+
+/* ---------------------------------------------------------------- helpers */
+
+/* Parse `text` as the value of "reliability" in test.json, over the defaults. */
+static int parse_rel(const char *text, struct ts_reliability *r, struct ts_err *err)
+{
+    char doc_text[4096];
+    snprintf(doc_text, sizeof doc_text, "{\"reliability\": %s}", text);
+    cJSON *doc = ts_test_json(doc_text);
+    struct ts_jnode root = ts_jnode_root(doc, "test.json"), node;
+    assert_true(ts_jnode_child(&root, "reliability", &node));
+    ts_reliability_defaults(r);
+    ts_err_clear(err);
+    int rc = ts_reliability_parse(&node, r, err);
+    cJSON_Delete(doc);
+    return rc;
+}
+
+static void assert_rejected(const char *text, const char *needle)
+{
+    struct ts_reliability r;
+    struct ts_err err;
+    int rc = parse_rel(text, &r, &err);
+    assert_input_error(rc, &err, needle);
+}
+
+#define LLAMA3_WINDOW_S (54.0 * 86400.0)
+
+/* ---------------------------------------------------------------- defaults */
+
+static void defaults_give_the_llama3_job_419_interruptions_in_54_days(void **state)
+{
+    (void)state;
+    struct ts_reliability r;
+    ts_reliability_defaults(&r);
+    double M = ts_run_job_mtbf(&r, 16384, 2048);
+    assert_close(LLAMA3_WINDOW_S / M, 419.0, 1e-3, 0.0);
+    assert_close(M / 3600.0, 54.0 * 24.0 / 419.0, 1e-3, 0.0);   // 3.09 h
+}
+
+static void defaults_split_the_llama3_categories_into_gpu_node_network_and_job(void **state)
+{
+    (void)state;
+    struct ts_reliability r;
+    ts_reliability_defaults(&r);
+    assert_int_equal(r.n_failures, 4);
+    const enum ts_component comp[4] = {TS_COMP_GPU, TS_COMP_NODE, TS_COMP_NETWORK, TS_COMP_JOB};
+    const double share[4] = {0.573, 0.123, 0.101, 0.203};
+    const double copies[4] = {16384, 2048, 2048, 1};
+    for (int i = 0; i < 4; i++) {
+        assert_int_equal(r.failures[i].component, comp[i]);
+        assert_int_equal(r.failures[i].distribution, TS_DIST_EXPONENTIAL);
+        assert_close(r.failures[i].shape, 1.0, 0.0, 0.0);
+        // interruptions of this process in the 54-day window at Llama 3 scale
+        assert_close(copies[i] * LLAMA3_WINDOW_S / r.failures[i].mtbf_s, share[i] * 419.0, 1e-9, 0.0);
+    }
+    assert_close(r.failures[0].mtbf_s / (365.25 * 86400.0), 10.09, 2e-3, 0.0);  // GPU-years
+    assert_close(r.failures[3].mtbf_s / 3600.0, 15.24, 2e-3, 0.0);              // job hours
+    assert_string_equal(r.failures[3].name, "software");
+}
+
+static void defaults_follow_the_documented_checkpoint_restart_and_monte_carlo_values(void **state)
+{
+    (void)state;
+    struct ts_reliability r;
+    ts_reliability_defaults(&r);
+    assert_true(r.checkpoint.interval_auto);
+    assert_int_equal(r.checkpoint.mode, TS_CKPT_SYNC);
+    assert_close(r.checkpoint.node_write_bandwidth, 1e9, 0.0, 0.0);
+    assert_close(r.checkpoint.node_read_bandwidth, 2.5e9, 0.0, 0.0);
+    assert_close(r.checkpoint.write_bandwidth, 0.0, 0.0, 0.0);
+    assert_close(r.checkpoint.read_bandwidth, 0.0, 0.0, 0.0);
+    assert_close(r.checkpoint.snapshot_bandwidth, 25e9, 0.0, 0.0);
+    assert_close(r.checkpoint.size_bytes, 0.0, 0.0, 0.0);
+    assert_int_equal(r.checkpoint.keep, 2);
+    assert_close(r.restart_overhead_s, 600.0, 0.0, 0.0);
+    assert_int_equal(r.spares, 0);
+    assert_close(r.repair_time_s, 0.0, 0.0, 0.0);
+    assert_false(r.elastic);
+    assert_false(r.spot.enabled);
+    assert_int_equal(r.replications, 1000);
+    assert_int_equal(r.seed, 1);
+}
+
+static void empty_object_keeps_every_default(void **state)
+{
+    (void)state;
+    struct ts_reliability r, d;
+    struct ts_err err;
+    assert_int_equal(parse_rel("{}", &r, &err), TS_OK);
+    ts_reliability_defaults(&d);
+    assert_memory_equal(&r, &d, sizeof r);
+}
+
+/* ---------------------------------------------------------------- every key */
+
+static void full_document_sets_every_key(void **state)
+{
+    (void)state;
+    struct ts_reliability r;
+    struct ts_err err;
+    int rc = parse_rel(
+        "{\"failures\": [{\"component\": \"gpu\", \"mtbf\": \"5.8 y\", \"name\": \"hbm\"},"
+        "                {\"component\": \"network\", \"mtbf\": \"1000 d\", \"distribution\": \"weibull\","
+        "                 \"shape\": 0.7}],"
+        " \"checkpoint\": {\"interval\": \"30 min\", \"mode\": \"async\", \"size\": \"2.3 TB\","
+        "   \"write_bandwidth\": \"100 GB/s\", \"read_bandwidth\": \"400 GB/s\","
+        "   \"node_write_bandwidth\": \"2 GB/s\", \"node_read_bandwidth\": \"5 GB/s\","
+        "   \"snapshot_bandwidth\": \"50 GB/s\", \"keep\": 3},"
+        " \"restart_overhead\": \"12 min\", \"spares\": 16, \"repair_time\": \"6 h\", \"elastic\": true,"
+        " \"spot\": {\"preemption_mtbf\": \"30 d\", \"notice\": \"30 s\", \"reacquire\": \"1 h\"},"
+        " \"replications\": 200, \"seed\": 9007199254740992}",
+        &r, &err);
+    assert_int_equal(rc, TS_OK);
+    assert_int_equal(r.n_failures, 2);
+    assert_int_equal(r.failures[0].component, TS_COMP_GPU);
+    assert_close(r.failures[0].mtbf_s, 5.8 * 365.25 * 86400.0, 1e-12, 0.0);
+    assert_string_equal(r.failures[0].name, "hbm");
+    assert_int_equal(r.failures[1].component, TS_COMP_NETWORK);
+    assert_int_equal(r.failures[1].distribution, TS_DIST_WEIBULL);
+    assert_close(r.failures[1].shape, 0.7, 0.0, 0.0);
+    assert_string_equal(r.failures[1].name, "network");
+    assert_false(r.checkpoint.interval_auto);
+    assert_close(r.checkpoint.interval_s, 1800.0, 0.0, 0.0);
+    assert_int_equal(r.checkpoint.mode, TS_CKPT_ASYNC);
+    assert_close(r.checkpoint.size_bytes, 2.3e12, 1e-12, 0.0);
+    assert_close(r.checkpoint.write_bandwidth, 100e9, 1e-12, 0.0);
+    assert_close(r.checkpoint.read_bandwidth, 400e9, 1e-12, 0.0);
+    assert_close(r.checkpoint.node_write_bandwidth, 2e9, 1e-12, 0.0);
+    assert_close(r.checkpoint.node_read_bandwidth, 5e9, 1e-12, 0.0);
+    assert_close(r.checkpoint.snapshot_bandwidth, 50e9, 1e-12, 0.0);
+    assert_int_equal(r.checkpoint.keep, 3);
+    assert_close(r.restart_overhead_s, 720.0, 0.0, 0.0);
+    assert_int_equal(r.spares, 16);
+    assert_close(r.repair_time_s, 6 * 3600.0, 0.0, 0.0);
+    assert_true(r.elastic);
+    assert_true(r.spot.enabled);
+    assert_close(r.spot.preemption_mtbf_s, 30 * 86400.0, 0.0, 0.0);
+    assert_close(r.spot.notice_s, 30.0, 0.0, 0.0);
+    assert_close(r.spot.reacquire_s, 3600.0, 0.0, 0.0);
+    assert_int_equal(r.replications, 200);
+    assert_true(r.seed == UINT64_C(9007199254740992));
+}
+
+static void empty_failure_list_means_no_failures(void **state)
+{
+    (void)state;
+    struct ts_reliability r;
+    struct ts_err err;
+    assert_int_equal(parse_rel("{\"failures\": []}", &r, &err), TS_OK);
+    assert_int_equal(r.n_failures, 0);
+    assert_true(isinf(ts_run_job_mtbf(&r, 16384, 2048)));
+}
+
+static void spot_object_enables_spot_with_aws_notice_and_ten_minute_reacquire(void **state)
+{
+    (void)state;
+    struct ts_reliability r;
+    struct ts_err err;
+    assert_int_equal(parse_rel("{\"spot\": {\"preemption_mtbf\": \"10 d\"}}", &r, &err), TS_OK);
+    assert_true(r.spot.enabled);
+    assert_close(r.spot.preemption_mtbf_s, 864000.0, 0.0, 0.0);
+    assert_close(r.spot.notice_s, 120.0, 0.0, 0.0);
+    assert_close(r.spot.reacquire_s, 600.0, 0.0, 0.0);
+}
+
+static void checkpoint_interval_accepts_auto_a_duration_or_iterations(void **state)
+{
+    (void)state;
+    struct ts_reliability r;
+    struct ts_err err;
+    assert_int_equal(parse_rel("{\"checkpoint\": {\"interval\": \"auto\"}}", &r, &err), TS_OK);
+    assert_true(r.checkpoint.interval_auto);
+    assert_int_equal(parse_rel("{\"checkpoint\": {\"interval\": 900}}", &r, &err), TS_OK);
+    assert_false(r.checkpoint.interval_auto);
+    assert_close(r.checkpoint.interval_s, 900.0, 0.0, 0.0);
+    assert_int_equal(parse_rel("{\"checkpoint\": {\"interval_iterations\": 500}}", &r, &err), TS_OK);
+    assert_false(r.checkpoint.interval_auto);
+    assert_int_equal(r.checkpoint.interval_iterations, 500);
+}
+
+static void weibull_process_without_shape_has_shape_one(void **state)
+{
+    (void)state;
+    struct ts_reliability r;
+    struct ts_err err;
+    assert_int_equal(parse_rel("{\"failures\": [{\"component\": \"node\", \"mtbf\": \"3 y\", "
+                               "\"distribution\": \"weibull\"}]}", &r, &err), TS_OK);
+    assert_int_equal(r.failures[0].distribution, TS_DIST_WEIBULL);
+    assert_close(r.failures[0].shape, 1.0, 0.0, 0.0);
+}
+
+static void an_aggregate_limit_alone_is_enough_for_checkpoints(void **state)
+{
+    (void)state;
+    struct ts_reliability r;
+    struct ts_err err;
+    assert_int_equal(parse_rel("{\"checkpoint\": {\"node_write_bandwidth\": 0, "
+                               "\"write_bandwidth\": \"1 TB/s\"}}", &r, &err), TS_OK);
+    assert_close(r.checkpoint.node_write_bandwidth, 0.0, 0.0, 0.0);
+    assert_close(r.checkpoint.write_bandwidth, 1e12, 1e-12, 0.0);
+}
+
+/* ---------------------------------------------------------------- bad input */
+
+static void reliability_that_is_not_an_object_is_rejected(void **state)
+{
+    (void)state;
+    assert_rejected("[]", "test.json: reliability: expected an object");
+}
+
+static void misspelt_keys_are_rejected_at_every_level_with_their_path(void **state)
+{
+    (void)state;
+    assert_rejected("{\"restart\": 60}", "test.json: reliability.restart: unknown key");
+    assert_rejected("{\"failures\": [{\"component\": \"gpu\", \"mtbf\": 1e8}, "
+                    "{\"component\": \"gpu\", \"mtfb\": 1e8}]}",
+                    "test.json: reliability.failures[1].mtfb: unknown key");
+    assert_rejected("{\"checkpoint\": {\"intervall\": 60}}",
+                    "test.json: reliability.checkpoint.intervall: unknown key");
+    assert_rejected("{\"spot\": {\"preemption_mtbf\": 1e6, \"warning\": 30}}",
+                    "test.json: reliability.spot.warning: unknown key");
+    assert_rejected("{\"spares\": 1, \"spares\": 2}", "test.json: reliability.spares: key appears twice");
+}
+
+static void failure_process_needs_a_known_component_and_a_positive_mtbf(void **state)
+{
+    (void)state;
+    assert_rejected("{\"failures\": [{\"mtbf\": 1e8}]}",
+                    "test.json: reliability.failures[0].component: required key is missing");
+    assert_rejected("{\"failures\": [{\"component\": \"disk\", \"mtbf\": 1e8}]}",
+                    "test.json: reliability.failures[0].component: \"disk\" is not one of");
+    assert_rejected("{\"failures\": [{\"component\": \"gpu\"}]}",
+                    "test.json: reliability.failures[0].mtbf: required key is missing");
+    assert_rejected("{\"failures\": [{\"component\": \"gpu\", \"mtbf\": 1}, {\"component\": \"job\", "
+                    "\"mtbf\": 1}, {\"component\": \"node\", \"mtbf\": 0}]}",
+                    "test.json: reliability.failures[2].mtbf: must be greater than zero");
+    assert_rejected("{\"failures\": [{\"component\": \"gpu\", \"mtbf\": \"-3 d\"}]}",
+                    "test.json: reliability.failures[0].mtbf: \"-3 d\" must not be negative");
+    assert_rejected("{\"failures\": [{\"component\": \"gpu\", \"mtbf\": \"3 GB\"}]}",
+                    "test.json: reliability.failures[0].mtbf:");
+    assert_rejected("{\"failures\": [{\"component\": \"gpu\", \"mtbf\": 1e8, \"distribution\": "
+                    "\"lognormal\"}]}",
+                    "test.json: reliability.failures[0].distribution: \"lognormal\" is not one of");
+    assert_rejected("{\"failures\": {\"component\": \"gpu\", \"mtbf\": 1e8}}",
+                    "test.json: reliability.failures: expected an array");
+    assert_rejected("{\"failures\": [{\"component\": \"gpu\", \"mtbf\": 1e8, \"name\": "
+                    "\"a label far too long for the thirty-two byte name field\"}]}",
+                    "test.json: reliability.failures[0].name: string is too long");
+}
+
+static void weibull_shape_must_be_positive_and_exponential_shape_must_be_one(void **state)
+{
+    (void)state;
+    assert_rejected("{\"failures\": [{\"component\": \"gpu\", \"mtbf\": 1e8, \"shape\": 2}]}",
+                    "test.json: reliability.failures[0].shape: an exponential process has shape 1");
+    assert_rejected("{\"failures\": [{\"component\": \"gpu\", \"mtbf\": 1e8, \"distribution\": "
+                    "\"weibull\", \"shape\": 0}]}",
+                    "test.json: reliability.failures[0].shape: must be greater than zero");
+    assert_rejected("{\"failures\": [{\"component\": \"gpu\", \"mtbf\": 1e8, \"distribution\": "
+                    "\"weibull\", \"shape\": 5000}]}",
+                    "test.json: reliability.failures[0].shape: 5000 is out of range");
+}
+
+static void more_than_sixteen_failure_processes_are_rejected(void **state)
+{
+    (void)state;
+    char text[4096] = "{\"failures\": [";
+    for (int i = 0; i < 17; i++)
+        strcat(text, i ? ", {\"component\": \"job\", \"mtbf\": 1e6}" : "{\"component\": \"job\", \"mtbf\": 1e6}");
+    strcat(text, "]}");
+    assert_rejected(text, "test.json: reliability.failures: 17 failure processes; at most 16");
+}
+
+static void checkpoint_interval_and_interval_iterations_together_are_rejected(void **state)
+{
+    (void)state;
+    assert_rejected("{\"checkpoint\": {\"interval\": \"auto\", \"interval_iterations\": 100}}",
+                    "test.json: reliability.checkpoint.interval_iterations: give either");
+    assert_rejected("{\"checkpoint\": {\"interval\": \"1 h\", \"interval_iterations\": 100}}",
+                    "test.json: reliability.checkpoint.interval_iterations: give either");
+}
+
+static void checkpoint_interval_that_is_not_auto_or_a_positive_duration_is_rejected(void **state)
+{
+    (void)state;
+    assert_rejected("{\"checkpoint\": {\"interval\": \"soon\"}}",
+                    "test.json: reliability.checkpoint.interval:");
+    assert_rejected("{\"checkpoint\": {\"interval\": \"soon\"}}", "or \"auto\" for Daly's optimum");
+    assert_rejected("{\"checkpoint\": {\"interval\": 0}}",
+                    "test.json: reliability.checkpoint.interval: must be greater than zero");
+    assert_rejected("{\"checkpoint\": {\"interval\": \"-5 min\"}}",
+                    "test.json: reliability.checkpoint.interval: \"-5 min\" must not be negative");
+    assert_rejected("{\"checkpoint\": {\"interval\": true}}",
+                    "test.json: reliability.checkpoint.interval: expected a duration");
+    assert_rejected("{\"checkpoint\": {\"interval_iterations\": 0}}",
+                    "test.json: reliability.checkpoint.interval_iterations: 0 is out of range");
+    assert_rejected("{\"checkpoint\": {\"interval_iterations\": 2.5}}",
+                    "test.json: reliability.checkpoint.interval_iterations: 2.5 must be a whole number");
+}
+
+static void checkpoint_bad_mode_size_bandwidths_and_keep_are_rejected(void **state)
+{
+    (void)state;
+    assert_rejected("{\"checkpoint\": {\"mode\": \"lazy\"}}",
+                    "test.json: reliability.checkpoint.mode: \"lazy\" is not one of \"sync\" | \"async\"");
+    assert_rejected("{\"checkpoint\": {\"size\": 0}}",
+                    "test.json: reliability.checkpoint.size: must be greater than zero");
+    assert_rejected("{\"checkpoint\": {\"size\": \"2 TB/s\"}}", "test.json: reliability.checkpoint.size:");
+    assert_rejected("{\"checkpoint\": {\"write_bandwidth\": -1}}",
+                    "test.json: reliability.checkpoint.write_bandwidth: -1 must not be negative");
+    assert_rejected("{\"checkpoint\": {\"node_read_bandwidth\": \"2 GB\"}}",
+                    "test.json: reliability.checkpoint.node_read_bandwidth:");
+    assert_rejected("{\"checkpoint\": {\"node_write_bandwidth\": 0}}",
+                    "test.json: reliability.checkpoint.node_write_bandwidth: no bandwidth limit is left");
+    assert_rejected("{\"checkpoint\": {\"node_read_bandwidth\": 0, \"read_bandwidth\": 0}}",
+                    "test.json: reliability.checkpoint.node_read_bandwidth: no bandwidth limit is left");
+    assert_rejected("{\"checkpoint\": {\"snapshot_bandwidth\": 0}}",
+                    "test.json: reliability.checkpoint.snapshot_bandwidth: must be greater than zero");
+    assert_rejected("{\"checkpoint\": {\"keep\": 0}}", "test.json: reliability.checkpoint.keep: 0 is out of range");
+    assert_rejected("{\"checkpoint\": []}", "test.json: reliability.checkpoint: expected an object");
+}
+
+static void bad_restart_spares_repair_elastic_and_monte_carlo_values_are_rejected(void **state)
+{
+    (void)state;
+    assert_rejected("{\"restart_overhead\": \"-1 min\"}",
+                    "test.json: reliability.restart_overhead: \"-1 min\" must not be negative");
+    assert_rejected("{\"restart_overhead\": \"10 GB\"}", "test.json: reliability.restart_overhead:");
+    assert_rejected("{\"spares\": -1}", "test.json: reliability.spares: -1 must not be negative");
+    assert_rejected("{\"spares\": 1.5}", "test.json: reliability.spares: 1.5 must be a whole number");
+    assert_rejected("{\"repair_time\": \"-2 h\"}", "test.json: reliability.repair_time:");
+    assert_rejected("{\"elastic\": \"yes\"}", "test.json: reliability.elastic: expected true or false");
+    assert_rejected("{\"replications\": 0}", "test.json: reliability.replications: 0 is out of range");
+    assert_rejected("{\"replications\": 2000000}", "test.json: reliability.replications: 2000000 is out of range");
+    assert_rejected("{\"seed\": -1}", "test.json: reliability.seed: -1 must not be negative");
+    assert_rejected("{\"seed\": 1e17}", "test.json: reliability.seed:");
+}
+
+static void spot_needs_a_positive_preemption_mtbf(void **state)
+{
+    (void)state;
+    assert_rejected("{\"spot\": {}}", "test.json: reliability.spot.preemption_mtbf: required key is missing");
+    assert_rejected("{\"spot\": {\"preemption_mtbf\": 0}}",
+                    "test.json: reliability.spot.preemption_mtbf: must be greater than zero");
+    assert_rejected("{\"spot\": {\"preemption_mtbf\": 1e6, \"notice\": -30}}",
+                    "test.json: reliability.spot.notice: -30 must not be negative");
+    assert_rejected("{\"spot\": {\"preemption_mtbf\": 1e6, \"reacquire\": \"soon\"}}",
+                    "test.json: reliability.spot.reacquire:");
+    assert_rejected("{\"spot\": true}", "test.json: reliability.spot: expected an object");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(defaults_give_the_llama3_job_419_interruptions_in_54_days),
+        cmocka_unit_test(defaults_split_the_llama3_categories_into_gpu_node_network_and_job),
+        cmocka_unit_test(defaults_follow_the_documented_checkpoint_restart_and_monte_carlo_values),
+        cmocka_unit_test(empty_object_keeps_every_default),
+        cmocka_unit_test(full_document_sets_every_key),
+        cmocka_unit_test(empty_failure_list_means_no_failures),
+        cmocka_unit_test(spot_object_enables_spot_with_aws_notice_and_ten_minute_reacquire),
+        cmocka_unit_test(checkpoint_interval_accepts_auto_a_duration_or_iterations),
+        cmocka_unit_test(weibull_process_without_shape_has_shape_one),
+        cmocka_unit_test(an_aggregate_limit_alone_is_enough_for_checkpoints),
+        cmocka_unit_test(reliability_that_is_not_an_object_is_rejected),
+        cmocka_unit_test(misspelt_keys_are_rejected_at_every_level_with_their_path),
+        cmocka_unit_test(failure_process_needs_a_known_component_and_a_positive_mtbf),
+        cmocka_unit_test(weibull_shape_must_be_positive_and_exponential_shape_must_be_one),
+        cmocka_unit_test(more_than_sixteen_failure_processes_are_rejected),
+        cmocka_unit_test(checkpoint_interval_and_interval_iterations_together_are_rejected),
+        cmocka_unit_test(checkpoint_interval_that_is_not_auto_or_a_positive_duration_is_rejected),
+        cmocka_unit_test(checkpoint_bad_mode_size_bandwidths_and_keep_are_rejected),
+        cmocka_unit_test(bad_restart_spares_repair_elastic_and_monte_carlo_values_are_rejected),
+        cmocka_unit_test(spot_needs_a_positive_preemption_mtbf),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

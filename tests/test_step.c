@@ -1,0 +1,779 @@
+/*
+ * Tests of the iteration simulation (sim/step): the schedules against an independent
+ * re-implementation of Megatron-LM's loops and a brute-force deadlock check, the
+ * discrete-event simulation against the closed-form pipeline times on homogeneous stages,
+ * hand-computed message, bucket and link-sharing cases, a randomized lower-bound property,
+ * determinism, and one catalogue job end to end with its trace.
+ *
+ * Plans are built by hand (struct ts_step_plan is plain data) so every time in a test is
+ * one the test chose.
+ */
+#include "test_helpers.h"
+
+#include "spec/spec.h"
+#include "step/step.h"
+
+/* ---------------------------------------------------------------- fixtures */
+
+/* A plan with every stage and chunk taking tf / v forward and tb / v backward, and nothing
+ * else: no messages, no buckets, no optimizer, no tail. */
+static void oracle_plan(struct ts_step_plan *pl, enum ts_schedule sched, int p, int v, int m,
+                        double tf, double tb)
+{
+    assert_int_equal(ts_step_plan_init(pl, p, v), 0);
+    pl->schedule = sched;
+    pl->m = m;
+    pl->nic_bandwidth = 1e10;
+    pl->up_bandwidth = 1e11;
+    for (int i = 0; i < p * v; i++) {
+        pl->chunk[i].fwd_s = tf / v;
+        pl->chunk[i].bwd_s = tb / v;
+    }
+}
+
+static struct ts_step_result simulate(const struct ts_step_plan *pl)
+{
+    struct ts_step_sim *sim = ts_step_sim_new();
+    assert_non_null(sim);
+    struct ts_step_result r;
+    ts_step_simulate(sim, pl, &r, NULL, NULL);
+    ts_step_sim_free(sim);
+    return r;
+}
+
+/* SplitMix64: the tests' fixed-seed random numbers. */
+static uint64_t rng_next(uint64_t *s)
+{
+    uint64_t z = (*s += 0x9e3779b97f4a7c15ULL);
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebULL;
+    return z ^ (z >> 31);
+}
+
+static double rng_uniform(uint64_t *s, double lo, double hi)
+{
+    return lo + (hi - lo) * (double)(rng_next(s) >> 11) / 9007199254740992.0;
+}
+
+static int rng_int(uint64_t *s, int lo, int hi)
+{
+    return lo + (int)(rng_next(s) % (uint64_t)(hi - lo + 1));
+}
+
+/* ---------------------------------------------------------------- closed-form oracle */
+
+static void gpipe_and_1f1b_take_p_minus_1_plus_m_slots_of_tf_plus_tb(void **state)
+{
+    (void)state;
+    static const struct {
+        int p, m;
+        double tf, tb;
+    } cases[] = {
+        {1, 1, 1.0, 2.0},   {1, 7, 0.3, 0.9},    {2, 1, 1.0, 1.0},     {2, 5, 1.0, 3.0},
+        {4, 2, 2.0, 1.0},   {4, 4, 1.0, 2.0},    {4, 16, 0.013, 0.029}, {8, 3, 1.5, 0.5},
+        {8, 64, 1.0, 2.0},  {7, 30, 0.25, 0.75}, {16, 5, 3.0, 7.0},    {35, 280, 1e-3, 2.1e-3},
+    };
+    for (size_t i = 0; i < TS_ARRAY_LEN(cases); i++) {
+        for (int s = 0; s < 2; s++) {
+            enum ts_schedule sched = s ? TS_SCHED_1F1B : TS_SCHED_GPIPE;
+            int p = cases[i].p, m = cases[i].m;
+            double tf = cases[i].tf, tb = cases[i].tb;
+            struct ts_step_plan pl;
+            oracle_plan(&pl, sched, p, 1, m, tf, tb);
+            struct ts_step_result r = simulate(&pl);
+            double expected = (p - 1 + m) * (tf + tb);
+            assert_close(r.iteration_s, expected, 1e-9, 0);
+            assert_close(r.pipeline_s, expected, 1e-9, 0);
+            assert_close(ts_step_closed_form(&pl), expected, 1e-9, 0);
+            assert_true(ts_step_lower_bound(&pl) <= r.iteration_s * (1 + 1e-12));
+            ts_step_plan_free(&pl);
+        }
+    }
+}
+
+static void bubble_fraction_is_p_minus_1_over_m_plus_p_minus_1(void **state)
+{
+    (void)state;
+    static const int cases[][2] = {{1, 4}, {2, 2}, {4, 3}, {4, 16}, {8, 8}, {8, 64}, {16, 12}};
+    for (size_t i = 0; i < TS_ARRAY_LEN(cases); i++) {
+        for (int s = 0; s < 2; s++) {
+            int p = cases[i][0], m = cases[i][1];
+            struct ts_step_plan pl;
+            oracle_plan(&pl, s ? TS_SCHED_1F1B : TS_SCHED_GPIPE, p, 1, m, 1.0, 2.5);
+            struct ts_step_result r = simulate(&pl);
+            assert_close(r.bubble_fraction, (double)(p - 1) / (m + p - 1), 1e-9, 1e-15);
+            ts_step_plan_free(&pl);
+        }
+    }
+}
+
+/* Megatron's interleaved schedule on homogeneous stages takes (m + (p - 1) / v)(tf + tb)
+ * exactly, for any tf and tb, not only tf = tb: a replay of the schedule in exact rational
+ * arithmetic confirmed it for every p <= 8, v <= 4 and m a multiple of p up to 32. */
+static void interleaved_takes_m_plus_p_minus_1_over_v_slots(void **state)
+{
+    (void)state;
+    static const struct {
+        int p, v, m;
+        double tf, tb;
+    } cases[] = {
+        {2, 2, 2, 1.0, 2.0},  {2, 4, 6, 3.0, 1.0},   {4, 2, 4, 1.0, 1.0},  {4, 3, 8, 1.0, 3.0},
+        {4, 4, 16, 2.0, 5.0}, {8, 2, 8, 0.7, 1.9},   {8, 3, 64, 1.0, 2.0}, {8, 4, 32, 5.0, 3.0},
+        {3, 2, 9, 1.0, 2.0},  {5, 3, 20, 0.2, 0.45}, {35, 3, 280, 1.0, 2.0},
+    };
+    for (size_t i = 0; i < TS_ARRAY_LEN(cases); i++) {
+        int p = cases[i].p, v = cases[i].v, m = cases[i].m;
+        double tf = cases[i].tf, tb = cases[i].tb;
+        struct ts_step_plan pl;
+        oracle_plan(&pl, TS_SCHED_INTERLEAVED, p, v, m, tf, tb);
+        struct ts_step_result r = simulate(&pl);
+        double slots = m + (double)(p - 1) / v;
+        assert_close(r.iteration_s, slots * (tf + tb), 1e-9, 0);
+        assert_close(ts_step_closed_form(&pl), slots * (tf + tb), 1e-9, 0);
+        assert_close(r.bubble_fraction, (double)(p - 1) / v / slots, 1e-9, 0);
+        ts_step_plan_free(&pl);
+    }
+}
+
+/* ---------------------------------------------------------------- schedules */
+
+/* Megatron-LM's loops, written out again: warm-up forwards, one forward and one backward
+ * per steady step, cool-down backwards; the chunk of the i-th forward (backward) from
+ * get_model_chunk_id, the microbatch from a per-chunk counter. */
+static void megatron_order(enum ts_schedule sched, int p, int v, int m, int stage,
+                           struct ts_task *out)
+{
+    int n = 0;
+    if (sched == TS_SCHED_GPIPE) {
+        for (int j = 0; j < m; j++)
+            out[n++] = (struct ts_task){TS_TASK_F, 0, j};
+        for (int j = 0; j < m; j++)
+            out[n++] = (struct ts_task){TS_TASK_B, 0, j};
+        return;
+    }
+    int total = m * v, warmup;
+    if (sched == TS_SCHED_1F1B)
+        warmup = p - stage - 1 < m ? p - stage - 1 : m;
+    else if (m == p)
+        warmup = total;     /* all_warmup_microbatches */
+    else {
+        warmup = (p - stage - 1) * 2 + (v - 1) * p;
+        if (warmup > total)
+            warmup = total;
+    }
+    int fcount[TS_VIRTUAL_MAX] = {0}, bcount[TS_VIRTUAL_MAX] = {0};
+    int f = 0, b = 0;
+#define FWD()                                                               \
+    do {                                                                    \
+        int c = (f % (p * v)) / p;                                          \
+        if (sched == TS_SCHED_1F1B)                                         \
+            c = 0;                                                          \
+        out[n++] = (struct ts_task){TS_TASK_F, (uint8_t)c, fcount[c]++};    \
+        f++;                                                                \
+    } while (0)
+#define BWD()                                                               \
+    do {                                                                    \
+        int c = v - 1 - (b % (p * v)) / p;                                  \
+        if (sched == TS_SCHED_1F1B)                                         \
+            c = 0;                                                          \
+        out[n++] = (struct ts_task){TS_TASK_B, (uint8_t)c, bcount[c]++};    \
+        b++;                                                                \
+    } while (0)
+    for (int i = 0; i < warmup; i++)
+        FWD();
+    for (int i = 0; i < total - warmup; i++) {
+        FWD();
+        BWD();
+    }
+    while (b < total)
+        BWD();
+#undef FWD
+#undef BWD
+}
+
+/* Every layout the schedule tests sweep: GPipe and 1F1B for p <= 8, m <= 32; interleaved
+ * for p in 2..8, v in 2..4, m a multiple of p up to 32. Calls fn for each stage order. */
+typedef void (*order_check)(enum ts_schedule sched, int p, int v, int m, int stage,
+                            const struct ts_task *order);
+
+static void for_each_schedule(order_check fn)
+{
+    struct ts_task *order = ts_xcalloc(2 * 32 * 4, sizeof *order);
+    for (int p = 1; p <= 8; p++) {
+        for (int m = 1; m <= 32; m++)
+            for (int s = 0; s < 2; s++)
+                for (int k = 0; k < p; k++) {
+                    enum ts_schedule sched = s ? TS_SCHED_1F1B : TS_SCHED_GPIPE;
+                    ts_step_schedule(sched, p, 1, m, k, order);
+                    fn(sched, p, 1, m, k, order);
+                }
+        for (int v = 2; v <= 4 && p > 1; v++)
+            for (int m = p; m <= 32; m += p)
+                for (int k = 0; k < p; k++) {
+                    ts_step_schedule(TS_SCHED_INTERLEAVED, p, v, m, k, order);
+                    fn(TS_SCHED_INTERLEAVED, p, v, m, k, order);
+                }
+    }
+    free(order);
+}
+
+static void check_same_as_megatron(enum ts_schedule sched, int p, int v, int m, int stage,
+                                   const struct ts_task *order)
+{
+    struct ts_task ref[2 * 32 * 4];
+    megatron_order(sched, p, v, m, stage, ref);
+    for (int i = 0; i < 2 * m * v; i++) {
+        if (order[i].kind != ref[i].kind || order[i].chunk != ref[i].chunk ||
+            order[i].micro != ref[i].micro) {
+            print_error("%s p=%d v=%d m=%d stage %d, task %d: %c(micro %d, chunk %d), Megatron "
+                        "runs %c(micro %d, chunk %d)\n", ts_schedule_names[sched], p, v, m, stage,
+                        i, order[i].kind == TS_TASK_F ? 'F' : 'B', order[i].micro, order[i].chunk,
+                        ref[i].kind == TS_TASK_F ? 'F' : 'B', ref[i].micro, ref[i].chunk);
+            fail();
+        }
+    }
+}
+
+static void schedules_run_the_tasks_in_megatron_lm_order(void **state)
+{
+    (void)state;
+    for_each_schedule(check_same_as_megatron);
+}
+
+static void check_each_task_once_forward_first(enum ts_schedule sched, int p, int v, int m,
+                                               int stage, const struct ts_task *order)
+{
+    int seen[2][4][32];
+    memset(seen, 0, sizeof seen);
+    int forwards_before_first_b = -1, f = 0;
+    for (int i = 0; i < 2 * m * v; i++) {
+        const struct ts_task *t = &order[i];
+        assert_true(t->kind <= TS_TASK_B && t->chunk < v && t->micro >= 0 && t->micro < m);
+        seen[t->kind][t->chunk][t->micro]++;
+        if (t->kind == TS_TASK_B) {
+            assert_int_equal(seen[TS_TASK_F][t->chunk][t->micro], 1);
+            if (forwards_before_first_b < 0)
+                forwards_before_first_b = f;
+        } else {
+            f++;
+        }
+    }
+    for (int kind = 0; kind < 2; kind++)
+        for (int c = 0; c < v; c++)
+            for (int j = 0; j < m; j++)
+                assert_int_equal(seen[kind][c][j], 1);
+    /* Warm-up as Megatron-LM counts it, plus the steady phase's first forward. */
+    int expected;
+    if (sched == TS_SCHED_GPIPE)
+        expected = m;
+    else if (sched == TS_SCHED_1F1B)
+        expected = p - stage < m ? p - stage : m;
+    else if (m == p)
+        expected = m * v;
+    else
+        expected = 2 * (p - stage - 1) + (v - 1) * p + 1 < m * v ? 2 * (p - stage - 1) + (v - 1) * p + 1
+                                                                : m * v;
+    if (forwards_before_first_b != expected) {
+        print_error("%s p=%d v=%d m=%d stage %d: %d forwards before the first backward, "
+                    "Megatron-LM runs %d\n", ts_schedule_names[sched], p, v, m, stage,
+                    forwards_before_first_b, expected);
+        fail();
+    }
+}
+
+static void schedules_run_every_task_once_and_forward_before_backward(void **state)
+{
+    (void)state;
+    for_each_schedule(check_each_task_once_forward_first);
+}
+
+/* Untimed replay: repeatedly run any stage whose next task's input is ready, until no stage
+ * can move. Returns the tasks run (all 2 m v p when nothing deadlocks). */
+static int replay(enum ts_schedule sched, int p, int v, int m)
+{
+    int per = 2 * m * v;
+    struct ts_task *order = ts_xcalloc((size_t)p * per, sizeof *order);
+    int *next = ts_xcalloc((size_t)p, sizeof *next);
+    /* done[stage][kind][chunk][micro] */
+    bool *done = ts_xcalloc((size_t)p * 2 * v * m, sizeof *done);
+#define DONE(k, kind, c, j) done[((((size_t)(k) * 2 + (kind)) * v + (c)) * m) + (j)]
+    for (int k = 0; k < p; k++)
+        ts_step_schedule(sched, p, v, m, k, &order[(size_t)k * per]);
+    int ran = 0;
+    bool moved = true;
+    while (moved) {
+        moved = false;
+        for (int k = 0; k < p; k++) {
+            while (next[k] < per) {
+                const struct ts_task *t = &order[(size_t)k * per + next[k]];
+                int c = t->chunk, j = t->micro;
+                bool ready;
+                if (t->kind == TS_TASK_F)
+                    ready = k > 0 ? DONE(k - 1, TS_TASK_F, c, j)
+                                  : c == 0 || DONE(p - 1, TS_TASK_F, c - 1, j);
+                else
+                    ready = k < p - 1 ? DONE(k + 1, TS_TASK_B, c, j)
+                                      : c == v - 1 ? DONE(k, TS_TASK_F, c, j)
+                                                   : DONE(0, TS_TASK_B, c + 1, j);
+                if (!ready)
+                    break;
+                DONE(k, t->kind, c, j) = true;
+                next[k]++;
+                ran++;
+                moved = true;
+            }
+        }
+    }
+#undef DONE
+    free(order);
+    free(next);
+    free(done);
+    return ran;
+}
+
+static void no_schedule_deadlocks_up_to_8_stages_4_chunks_and_32_microbatches(void **state)
+{
+    (void)state;
+    for (int p = 1; p <= 8; p++) {
+        for (int m = 1; m <= 32; m++) {
+            assert_int_equal(replay(TS_SCHED_GPIPE, p, 1, m), 2 * m * p);
+            assert_int_equal(replay(TS_SCHED_1F1B, p, 1, m), 2 * m * p);
+        }
+        for (int v = 2; v <= 4 && p > 1; v++)
+            for (int m = p; m <= 32; m += p)
+                assert_int_equal(replay(TS_SCHED_INTERLEAVED, p, v, m), 2 * m * v * p);
+    }
+}
+
+/* ---------------------------------------------------------------- pipeline messages */
+
+static void one_microbatch_through_two_stages_pays_both_transfers(void **state)
+{
+    (void)state;
+    struct ts_step_plan pl;
+    oracle_plan(&pl, TS_SCHED_1F1B, 2, 1, 1, 0.010, 0.020);
+    pl.msg_bytes = 4e6;             /* 0.4 ms at 1e10 B/s */
+    pl.msg_latency_s = 50e-6;
+    pl.msg_over_nic = true;
+    struct ts_step_result r = simulate(&pl);
+    double transfer = 4e6 / 1e10 + 50e-6;
+    assert_close(r.iteration_s, 2 * (0.010 + 0.020) + 2 * transfer, 1e-12, 0);
+    /* stage 0 waits for the gradient: one transfer on the critical stage */
+    assert_int_equal(r.critical_stage, 0);
+    assert_close(r.exposed_pp_s, transfer, 1e-9, 0);
+    assert_close(r.nic_bytes, 2 * 4e6, 1e-12, 0);
+    ts_step_plan_free(&pl);
+}
+
+static void messages_add_at_least_2_p_minus_1_transfers_to_1f1b(void **state)
+{
+    (void)state;
+    static const int cases[][2] = {{2, 4}, {4, 4}, {4, 12}, {8, 3}, {8, 32}};
+    for (size_t i = 0; i < TS_ARRAY_LEN(cases); i++) {
+        int p = cases[i][0], m = cases[i][1];
+        for (int nic = 0; nic < 2; nic++) {
+            struct ts_step_plan pl;
+            oracle_plan(&pl, TS_SCHED_1F1B, p, 1, m, 1.0, 2.0);
+            double base = simulate(&pl).iteration_s;
+            pl.msg_bytes = 1e9;     /* 0.1 s on the NIC, 0.01 s on the scale-up link */
+            pl.msg_over_nic = nic;
+            double transfer = 1e9 / (nic ? pl.nic_bandwidth : pl.up_bandwidth);
+            struct ts_step_result r = simulate(&pl);
+            assert_true(r.iteration_s >= base + 2 * (p - 1) * transfer - 1e-9);
+            assert_true(r.exposed_pp_s > 0);
+            ts_step_plan_free(&pl);
+        }
+    }
+}
+
+static void messages_far_slower_than_compute_queue_on_the_link_instead_of_aborting(void **state)
+{
+    (void)state;
+    /* pp 32: stage 0 runs 31 warm-up forwards of 0.1 s while each message takes 1 s, so more
+     * than TS_DES_LINK_FLOWS_MAX messages wait on its NIC at once. */
+    struct ts_step_plan pl;
+    oracle_plan(&pl, TS_SCHED_1F1B, 32, 1, 64, 0.1, 0.2);
+    pl.msg_over_nic = true;
+    pl.msg_bytes = 1.0 * pl.nic_bandwidth;
+    struct ts_step_result r = simulate(&pl);
+    assert_true(isfinite(r.iteration_s));
+    assert_true(r.iteration_s >= (32 - 1 + 64) * 0.3 + 2 * 31 * 1.0);
+    assert_close(r.nic_bytes, 2.0 * 31 * 64 * pl.msg_bytes, 1e-12, 0);
+    ts_step_plan_free(&pl);
+}
+
+/* ---------------------------------------------------------------- data-parallel buckets */
+
+static void bucket_plan(struct ts_step_plan *pl, bool overlap, double latency, double bytes)
+{
+    /* one stage, 4 microbatches of 1 s forward and 2 s backward, 4 buckets */
+    oracle_plan(pl, TS_SCHED_1F1B, 1, 1, 4, 1.0, 2.0);
+    pl->dp_overlap = overlap;
+    pl->dp_over_nic = true;
+    pl->nic_bandwidth = 1e9;
+    pl->chunk[0].buckets = 4;
+    pl->chunk[0].bucket_latency_s = latency;
+    pl->chunk[0].bucket_bytes = bytes;
+    pl->optimizer_s[0] = 0.25;
+    pl->tail_s[0] = 0.125;
+}
+
+static void slow_buckets_expose_what_the_last_backward_cannot_hide(void **state)
+{
+    (void)state;
+    /* The last backward runs 10 .. 12 s; bucket i is ready at 10 + 0.5 (i + 1) and takes
+     * 1 s, so they run back to back from 10.5 to 14.5: 2.5 s after the compute ends.
+     * Without overlap all four run after it: 4 s. Then optimizer and tail. */
+    for (int by_bytes = 0; by_bytes < 2; by_bytes++) {
+        struct ts_step_plan pl;
+        double lat = by_bytes ? 0.0 : 1.0, bytes = by_bytes ? 1e9 : 0.0;
+        bucket_plan(&pl, true, lat, bytes);
+        struct ts_step_result r = simulate(&pl);
+        assert_close(r.pipeline_s, 12.0, 1e-12, 0);
+        assert_close(r.exposed_dp_s, 2.5, 1e-12, 0);
+        assert_close(r.iteration_s, 12.0 + 2.5 + 0.375, 1e-12, 0);
+        pl.dp_overlap = false;
+        r = simulate(&pl);
+        assert_close(r.exposed_dp_s, 4.0, 1e-12, 0);
+        assert_close(r.iteration_s, 12.0 + 4.0 + 0.375, 1e-12, 0);
+        ts_step_plan_free(&pl);
+    }
+    /* fast buckets: only the last one, ready at the end of compute, is exposed */
+    struct ts_step_plan pl;
+    bucket_plan(&pl, true, 0.1, 0.0);
+    struct ts_step_result r = simulate(&pl);
+    assert_close(r.exposed_dp_s, 0.1, 1e-12, 0);
+    ts_step_plan_free(&pl);
+}
+
+static void overlapping_buckets_never_expose_more_than_reducing_after_backward(void **state)
+{
+    (void)state;
+    uint64_t seed = 42;
+    for (int trial = 0; trial < 200; trial++) {
+        int p = rng_int(&seed, 1, 6), v = p > 1 && rng_int(&seed, 0, 1) ? rng_int(&seed, 2, 3) : 1;
+        int m = v > 1 ? p * rng_int(&seed, 1, 4) : rng_int(&seed, 1, 12);
+        struct ts_step_plan pl;
+        oracle_plan(&pl, v > 1 ? TS_SCHED_INTERLEAVED : TS_SCHED_1F1B, p, v, m, 1.0, 2.0);
+        pl.dp_over_nic = rng_int(&seed, 0, 1);
+        for (int i = 0; i < p * v; i++) {
+            pl.chunk[i].fwd_s = rng_uniform(&seed, 0.2, 1.0);
+            pl.chunk[i].bwd_s = rng_uniform(&seed, 0.4, 2.0);
+            pl.chunk[i].buckets = rng_int(&seed, 1, 5);
+            pl.chunk[i].bucket_latency_s = rng_uniform(&seed, 0, 0.05);
+            pl.chunk[i].bucket_bytes = rng_uniform(&seed, 0, 2e9);
+        }
+        pl.dp_overlap = true;
+        struct ts_step_result on = simulate(&pl);
+        pl.dp_overlap = false;
+        struct ts_step_result off = simulate(&pl);
+        assert_true(on.exposed_dp_s <= off.exposed_dp_s + 1e-12);
+        assert_true(on.iteration_s <= off.iteration_s + 1e-12);
+        ts_step_plan_free(&pl);
+    }
+}
+
+static void a_pipeline_message_and_a_bucket_on_one_nic_share_its_bandwidth(void **state)
+{
+    (void)state;
+    /* Two stages, one microbatch: forward 10 ms, backward 20 ms, 1 MB messages and one 3 MB
+     * bucket per stage at 1 GB/s (1 ms and 3 ms alone).
+     *   0-10 F on stage 0; message 10-11; 11-21 F and 21-41 B on stage 1.
+     *   At 41 stage 1 sends the gradient and starts its bucket. On its NIC both run at
+     *   0.5 GB/s: the message arrives at 43 (not 42), the bucket ends at 45.
+     *   Stage 0: B 43-63, its bucket alone 63-66. */
+    struct ts_step_plan pl;
+    oracle_plan(&pl, TS_SCHED_1F1B, 2, 1, 1, 0.010, 0.020);
+    pl.nic_bandwidth = pl.up_bandwidth = 1e9;
+    pl.msg_bytes = 1e6;
+    pl.msg_over_nic = true;
+    pl.dp_overlap = true;
+    pl.dp_over_nic = true;
+    for (int k = 0; k < 2; k++) {
+        pl.chunk[k].buckets = 1;
+        pl.chunk[k].bucket_bytes = 3e6;
+    }
+    double stage_end[2];
+    struct ts_step_stages st = {NULL, NULL, stage_end};
+    struct ts_step_sim *sim = ts_step_sim_new();
+    struct ts_step_result r;
+    ts_step_simulate(sim, &pl, &r, &st, NULL);
+    assert_close(r.iteration_s, 0.066, 1e-12, 0);
+    assert_close(stage_end[1], 0.045, 1e-12, 0);
+    assert_close(r.exposed_pp_s, 0.002, 1e-9, 0);
+    assert_close(r.exposed_dp_s, 0.003, 1e-9, 0);
+    /* The same bucket over the scale-up link leaves the NIC to the message: 1 ms faster. */
+    pl.dp_over_nic = false;
+    ts_step_simulate(sim, &pl, &r, &st, NULL);
+    assert_close(r.iteration_s, 0.065, 1e-12, 0);
+    assert_close(stage_end[1], 0.044, 1e-12, 0);
+    assert_close(r.exposed_pp_s, 0.001, 1e-9, 0);
+    /* Reducing after the backward (no overlap), a non-blocking send shares the NIC with the
+     * bucket that starts with it (message at 43); a blocking send holds the stream, so the
+     * bucket starts only after delivery (message at 42, bucket 42-45): blocking is 1 ms
+     * faster here, which is why the blocking property test keeps DP traffic off the
+     * message link. */
+    pl.dp_over_nic = true;
+    pl.dp_overlap = false;
+    ts_step_simulate(sim, &pl, &r, &st, NULL);
+    assert_close(r.iteration_s, 0.066, 1e-12, 0);
+    pl.msg_blocking = true;
+    ts_step_simulate(sim, &pl, &r, &st, NULL);
+    assert_close(r.iteration_s, 0.065, 1e-12, 0);
+    assert_close(stage_end[1], 0.045, 1e-12, 0);
+    ts_step_sim_free(sim);
+    ts_step_plan_free(&pl);
+}
+
+/* ---------------------------------------------------------------- random plans */
+
+/* A random plan: schedule, sizes, uneven chunk times, messages, buckets, ZeRO-3 traffic,
+ * flags. Message and ZeRO-3 transfers stay below the compute time of a chunk. */
+static void random_plan(uint64_t *seed, struct ts_step_plan *pl)
+{
+    int kind = rng_int(seed, 0, 2);
+    int p = rng_int(seed, kind == 2 ? 2 : 1, 8);
+    int v = kind == 2 ? rng_int(seed, 2, 4) : 1;
+    int m = kind == 2 ? p * rng_int(seed, 1, 4) : rng_int(seed, 1, 24);
+    enum ts_schedule sched = kind == 0 ? TS_SCHED_GPIPE : kind == 1 ? TS_SCHED_1F1B
+                                                                   : TS_SCHED_INTERLEAVED;
+    oracle_plan(pl, sched, p, v, m, 1.0, 2.0);
+    pl->nic_bandwidth = rng_uniform(seed, 1e9, 1e10);
+    pl->up_bandwidth = rng_uniform(seed, 1e10, 1e11);
+    pl->msg_over_nic = rng_int(seed, 0, 1);
+    pl->msg_blocking = rng_int(seed, 0, 1);
+    if (rng_int(seed, 0, 3))
+        pl->msg_bytes = rng_uniform(seed, 0, 0.05) * pl->nic_bandwidth / v;
+    pl->msg_latency_s = rng_int(seed, 0, 1) ? rng_uniform(seed, 0, 1e-3) : 0.0;
+    pl->dp_overlap = rng_int(seed, 0, 1);
+    pl->dp_over_nic = rng_int(seed, 0, 1);
+    pl->zero3 = rng_int(seed, 0, 4) == 0;
+    double scale = rng_uniform(seed, 0.1, 1.0);
+    for (int i = 0; i < p * v; i++) {
+        struct ts_step_chunk *c = &pl->chunk[i];
+        c->fwd_s = scale * rng_uniform(seed, 0.5, 1.5) / v;
+        c->bwd_s = scale * rng_uniform(seed, 0.8, 3.0) / v;
+        if (!pl->zero3 && rng_int(seed, 0, 2)) {
+            c->buckets = rng_int(seed, 1, 6);
+            c->bucket_latency_s = rng_uniform(seed, 0, 0.01);
+            c->bucket_bytes = rng_uniform(seed, 0, 0.2) * pl->nic_bandwidth;
+        }
+        if (pl->zero3) {
+            c->z3_gather_latency_s = rng_uniform(seed, 0, 1e-3);
+            c->z3_gather_bytes = rng_uniform(seed, 0, 0.03) * pl->nic_bandwidth;
+            c->z3_scatter_latency_s = rng_uniform(seed, 0, 1e-3);
+            c->z3_scatter_bytes = rng_uniform(seed, 0, 0.03) * pl->nic_bandwidth;
+        }
+    }
+    for (int k = 0; k < p; k++) {
+        pl->optimizer_s[k] = rng_uniform(seed, 0, 0.05);
+        pl->tail_s[k] = rng_int(seed, 0, 1) ? rng_uniform(seed, 0, 0.05) : 0.0;
+    }
+}
+
+static void the_lower_bound_never_exceeds_the_simulated_time_on_random_plans(void **state)
+{
+    (void)state;
+    uint64_t seed = 20240611;
+    struct ts_step_sim *sim = ts_step_sim_new();
+    double worst_low = 1e300, worst_high = 0;
+    for (int trial = 0; trial < 2000; trial++) {
+        struct ts_step_plan pl;
+        random_plan(&seed, &pl);
+        struct ts_step_result r;
+        ts_step_simulate(sim, &pl, &r, NULL, NULL);
+        double lb = ts_step_lower_bound(&pl), cf = ts_step_closed_form(&pl);
+        if (!(lb <= r.iteration_s * (1 + 1e-12))) {
+            print_error("trial %d (%s p=%d v=%d m=%d): lower bound %.12g > simulated %.12g\n",
+                        trial, ts_schedule_names[pl.schedule], pl.p, pl.v, pl.m, lb, r.iteration_s);
+            fail();
+        }
+        assert_true(lb > 0);
+        worst_low = fmin(worst_low, cf / r.iteration_s);
+        worst_high = fmax(worst_high, cf / r.iteration_s);
+        ts_step_plan_free(&pl);
+    }
+    /* The closed form is an estimate, not a bound, but a sane one. */
+    printf("closed form / simulated over 2000 random plans: %.3f .. %.3f\n", worst_low, worst_high);
+    assert_true(worst_low > 0.67 && worst_high < 1.5);
+    ts_step_sim_free(sim);
+}
+
+static void blocking_sends_are_never_faster_than_non_blocking_ones(void **state)
+{
+    (void)state;
+    uint64_t seed = 7;
+    struct ts_step_sim *sim = ts_step_sim_new();
+    int slower = 0;
+    for (int trial = 0; trial < 5000; trial++) {
+        struct ts_step_plan pl;
+        random_plan(&seed, &pl);
+        pl.dp_over_nic = !pl.msg_over_nic;
+        struct ts_step_result a, b;
+        pl.msg_blocking = false;
+        ts_step_simulate(sim, &pl, &a, NULL, NULL);
+        pl.msg_blocking = true;
+        ts_step_simulate(sim, &pl, &b, NULL, NULL);
+        if (!(b.iteration_s >= a.iteration_s * (1 - 1e-12))) {
+            print_error("trial %d (%s p=%d v=%d m=%d): blocking %.12g < non-blocking %.12g\n",
+                        trial, ts_schedule_names[pl.schedule], pl.p, pl.v, pl.m, b.iteration_s,
+                        a.iteration_s);
+            fail();
+        }
+        slower += b.iteration_s > a.iteration_s * (1 + 1e-9);
+        ts_step_plan_free(&pl);
+    }
+    assert_true(slower > 100);  /* and blocking does cost something in most plans with messages */
+    ts_step_sim_free(sim);
+}
+
+/* ---------------------------------------------------------------- determinism */
+
+static bool same_bits(double a, double b)
+{
+    return memcmp(&a, &b, sizeof a) == 0;
+}
+
+static void assert_identical(const struct ts_step_result *a, const struct ts_step_result *b)
+{
+    assert_true(same_bits(a->iteration_s, b->iteration_s));
+    assert_true(same_bits(a->pipeline_s, b->pipeline_s));
+    assert_true(same_bits(a->bubble_fraction, b->bubble_fraction));
+    assert_true(same_bits(a->compute_s, b->compute_s));
+    assert_true(same_bits(a->exposed_tp_s, b->exposed_tp_s));
+    assert_true(same_bits(a->exposed_pp_s, b->exposed_pp_s));
+    assert_true(same_bits(a->exposed_dp_s, b->exposed_dp_s));
+    assert_true(same_bits(a->optimizer_s, b->optimizer_s));
+    assert_true(same_bits(a->tail_s, b->tail_s));
+    assert_true(same_bits(a->nic_bytes, b->nic_bytes));
+    assert_true(same_bits(a->up_bytes, b->up_bytes));
+    assert_int_equal(a->critical_stage, b->critical_stage);
+    assert_int_equal(a->events, b->events);
+}
+
+static void the_same_plan_gives_bit_identical_results_in_a_used_or_fresh_workspace(void **state)
+{
+    (void)state;
+    uint64_t seed = 99;
+    struct ts_step_sim *used = ts_step_sim_new();
+    for (int trial = 0; trial < 50; trial++) {
+        struct ts_step_plan pl, other;
+        random_plan(&seed, &pl);
+        random_plan(&seed, &other);
+        struct ts_step_result first, again, fresh, between;
+        ts_step_simulate(used, &pl, &first, NULL, NULL);
+        ts_step_simulate(used, &other, &between, NULL, NULL);   /* dirty the workspace */
+        ts_step_simulate(used, &pl, &again, NULL, NULL);
+        fresh = simulate(&pl);
+        assert_identical(&first, &again);
+        assert_identical(&first, &fresh);
+        assert_true(first.events > 0);
+        ts_step_plan_free(&pl);
+        ts_step_plan_free(&other);
+    }
+    ts_step_sim_free(used);
+}
+
+/* ---------------------------------------------------------------- a catalogue job */
+
+static void load_config(const char *rel, struct ts_job *job)
+{
+    char path[2048];
+    snprintf(path, sizeof path, "%s/%s", ts_spec_home(), rel);
+    struct ts_err err;
+    ts_err_clear(&err);
+    cJSON *doc;
+    if (ts_json_load(path, &doc, &err) != TS_OK) {
+        print_error("%s\n", err.msg);
+        fail();
+    }
+    struct ts_jnode root = ts_jnode_root(doc, path);
+    int rc = ts_job_parse(&root, NULL, job, &err);
+    cJSON_Delete(doc);
+    if (rc != TS_OK) {
+        print_error("%s\n", err.msg);
+        fail();
+    }
+}
+
+static int cmp_span_start(const void *a, const void *b)
+{
+    const struct ts_trace_span *x = a, *y = b;
+    if (x->stage != y->stage)
+        return x->stage < y->stage ? -1 : 1;
+    return x->start_s < y->start_s ? -1 : x->start_s > y->start_s;
+}
+
+static void korthikanti_175b_evaluates_feasibly_with_one_compute_span_per_task(void **state)
+{
+    (void)state;
+    struct ts_job job;
+    load_config("configs/validation/korthikanti-175b-seqsel.json", &job);
+    struct ts_eval_scratch s;
+    assert_int_equal(ts_eval_scratch_init(&s), 0);
+    struct ts_trace trace;
+    ts_trace_init(&trace);
+    struct ts_iteration it;
+    ts_step_evaluate(&job, TS_METHOD_DISCRETE_EVENT, &s, &it, NULL, &trace);
+    assert_true(it.feasible);
+    assert_int_equal(it.method, TS_METHOD_DISCRETE_EVENT);
+    assert_true(it.mfu > 0.4 && it.mfu < 0.65);
+    assert_true(it.hfu >= it.mfu);
+    assert_true(it.step.events > 0);
+    assert_close(it.iteration_s, it.step.iteration_s, 0, 0);
+
+    int p = s.plan.p, v = s.plan.v, m = s.plan.m;
+    assert_int_equal(p, 8);
+    assert_int_equal(v, 3);
+    assert_int_equal(m, 64);
+    /* compute spans: one per (stage, kind, chunk, micro), never overlapping on a stage */
+    size_t n = 0;
+    struct ts_trace_span *compute = ts_xcalloc(trace.len, sizeof *compute);
+    for (size_t i = 0; i < trace.len; i++)
+        if (trace.spans[i].track == 0)
+            compute[n++] = trace.spans[i];
+    assert_int_equal(n, (size_t)p * 2 * v * m);
+    unsigned char *seen = ts_xcalloc((size_t)p * 2 * v * m, 1);
+    for (size_t i = 0; i < n; i++) {
+        const struct ts_trace_span *sp = &compute[i];
+        assert_true(sp->stage >= 0 && sp->stage < p && sp->chunk >= 0 && sp->chunk < v &&
+                    sp->micro >= 0 && sp->micro < m && (sp->kind == TS_TASK_F || sp->kind == TS_TASK_B));
+        assert_true(sp->end_s > sp->start_s);
+        size_t key = (((size_t)sp->stage * 2 + sp->kind) * v + sp->chunk) * m + sp->micro;
+        assert_int_equal(seen[key], 0);
+        seen[key] = 1;
+    }
+    qsort(compute, n, sizeof *compute, cmp_span_start);
+    for (size_t i = 1; i < n; i++)
+        if (compute[i].stage == compute[i - 1].stage)
+            assert_true(compute[i].start_s >= compute[i - 1].end_s);
+    for (size_t i = 0; i < n; i++)
+        assert_true(compute[i].end_s <= it.iteration_s);
+    free(seen);
+    free(compute);
+    ts_trace_free(&trace);
+    ts_eval_scratch_free(&s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(gpipe_and_1f1b_take_p_minus_1_plus_m_slots_of_tf_plus_tb),
+        cmocka_unit_test(bubble_fraction_is_p_minus_1_over_m_plus_p_minus_1),
+        cmocka_unit_test(interleaved_takes_m_plus_p_minus_1_over_v_slots),
+        cmocka_unit_test(schedules_run_the_tasks_in_megatron_lm_order),
+        cmocka_unit_test(schedules_run_every_task_once_and_forward_before_backward),
+        cmocka_unit_test(no_schedule_deadlocks_up_to_8_stages_4_chunks_and_32_microbatches),
+        cmocka_unit_test(one_microbatch_through_two_stages_pays_both_transfers),
+        cmocka_unit_test(messages_add_at_least_2_p_minus_1_transfers_to_1f1b),
+        cmocka_unit_test(messages_far_slower_than_compute_queue_on_the_link_instead_of_aborting),
+        cmocka_unit_test(slow_buckets_expose_what_the_last_backward_cannot_hide),
+        cmocka_unit_test(overlapping_buckets_never_expose_more_than_reducing_after_backward),
+        cmocka_unit_test(a_pipeline_message_and_a_bucket_on_one_nic_share_its_bandwidth),
+        cmocka_unit_test(the_lower_bound_never_exceeds_the_simulated_time_on_random_plans),
+        cmocka_unit_test(blocking_sends_are_never_faster_than_non_blocking_ones),
+        cmocka_unit_test(the_same_plan_gives_bit_identical_results_in_a_used_or_fresh_workspace),
+        cmocka_unit_test(korthikanti_175b_evaluates_feasibly_with_one_compute_span_per_task),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
