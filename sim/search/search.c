@@ -172,7 +172,10 @@ static void enumerate(const struct ts_sweep *sw, struct layouts *out, long *enum
     int nsched = dim_values(&sw->schedule, auto_sched, 2, scheds);
     int nsp = dim_values(&sw->sequence_parallel, auto_bool, 2, sps);
     int nrec = dim_values(&sw->recompute, auto_rec, 3, recs);
-    int ntpo = dim_values(&sw->tp_comm_overlap, auto_bool, 2, tpos);
+    /* TP communication overlap is a framework capability, not a layout choice: "auto" keeps
+     * the job default (off); list [false, true] to search it. */
+    static const int auto_off[] = {0};
+    int ntpo = dim_values(&sw->tp_comm_overlap, auto_off, 1, tpos);
     int nvs_fixed = sw->virtual_stages.is_auto ? 0 : sw->virtual_stages.n;
     if (nvs_fixed)
         memcpy(vs_list, sw->virtual_stages.v, (size_t)nvs_fixed * sizeof *vs_list);
@@ -738,6 +741,7 @@ int ts_sweep_run(const struct ts_sweep *sw, const struct ts_sweep_options *opt,
     struct layouts L = {0};
     long rej_div = 0;
     enumerate(sw, &L, &out->enumerated, &rej_div);
+
     out->rejected[TS_REJECT_DIVISIBILITY] = rej_div;
 
     struct worker *workers = ts_xcalloc((size_t)nthreads, sizeof *workers);
@@ -751,6 +755,7 @@ int ts_sweep_run(const struct ts_sweep *sw, const struct ts_sweep_options *opt,
     for (long i = 0; i < n; i++)
         screen(sw, &workers[omp_get_thread_num()], &L.v[i], &bounds[i]);
     progress(opt, "screen", n, n, t0);
+
 
     long *cand_of_layout = ts_xmalloc((L.n ? L.n : 1) * sizeof *cand_of_layout);
     struct cand *cands = ts_xmalloc((L.n ? L.n : 1) * sizeof *cands);

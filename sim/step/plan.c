@@ -123,7 +123,9 @@ void ts_step_plan_build(const struct ts_job *job, const struct ts_compute *c,
     }
 
     const struct ts_layer_cost *L = &c->layer;
-    bool ov = par->tp_comm_overlap;
+    /* TP communication overlap (userbuffers) moves data through NVLink peer memory: a TP
+     * group that leaves the scale-up domain gets no overlap. */
+    bool ov = par->tp_comm_overlap && g_tp.domains == 1;
     int tp = par->tp;
     double tp_f = tp_exposed(sys, &g_tp, &L->tp_fwd, L->tp_fwd_gemm_s, ov, tp);
     double tp_b = tp_exposed(sys, &g_tp, &L->tp_bwd, L->tp_bwd_gemm_s, ov, tp);
