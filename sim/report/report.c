@@ -295,8 +295,7 @@ static void row_s(struct ts_buf *o, const char *label, double seconds, double to
     ts_buf_printf(o, "\n");
 }
 
-/* USD with thousands separators: 12345678.9 -> "$12,345,679". */
-static const char *fmt_usd(double v, char *buf, size_t n)
+const char *ts_report_format_usd(double v, char *buf, size_t n)
 {
     char digits[64];
     snprintf(digits, sizeof digits, "%.0f", fabs(v));
@@ -346,14 +345,14 @@ static void cost_table(struct ts_buf *o, const struct ts_job *job, const struct 
         if (c->breakdown_usd[i] == 0)
             continue;
         ts_buf_printf(o, "    %-30s %16s  %5.1f%%\n", ts_cost_category_names[i],
-                      fmt_usd(c->breakdown_usd[i], a, sizeof a),
+                      ts_report_format_usd(c->breakdown_usd[i], a, sizeof a),
                       c->total_usd > 0 ? 100 * c->breakdown_usd[i] / c->total_usd : 0.0);
     }
     ts_buf_printf(o, "    %-30s %16s  (p90 %s; $%.2f per million tokens)\n", "total",
-                  fmt_usd(c->total_usd, a, sizeof a), fmt_usd(c->p90_usd, b, sizeof b),
+                  ts_report_format_usd(c->total_usd, a, sizeof a), ts_report_format_usd(c->p90_usd, b, sizeof b),
                   c->per_million_tokens_usd);
     if (c->budget_set)
-        ts_buf_printf(o, "    budget %s: %s\n", fmt_usd(job->cost.budget, a, sizeof a),
+        ts_buf_printf(o, "    budget %s: %s\n", ts_report_format_usd(job->cost.budget, a, sizeof a),
                       c->over_budget_expected ? "EXCEEDED by the expected cost"
                       : c->over_budget_p90    ? "exceeded at p90 (expected cost fits)"
                                               : "fits (expected and p90)");
@@ -363,11 +362,11 @@ static void cost_table(struct ts_buf *o, const struct ts_job *job, const struct 
             continue;
         ts_buf_printf(o, "    %-30s %12.0f  %5.1f%%  %s\n", ts_gpuh_labels[i], c->gpu_hours[i],
                       c->gpu_hours_billed > 0 ? 100 * c->gpu_hours[i] / c->gpu_hours_billed : 0.0,
-                      fmt_usd(c->waste_usd[i], a, sizeof a));
+                      ts_report_format_usd(c->waste_usd[i], a, sizeof a));
     }
     ts_buf_printf(o, "  top waste: %s, %.1f%% of GPU-hours (%s)\n", ts_gpuh_labels[c->top_waste],
                   c->gpu_hours_billed > 0 ? 100 * c->gpu_hours[c->top_waste] / c->gpu_hours_billed : 0.0,
-                  fmt_usd(c->waste_usd[c->top_waste], a, sizeof a));
+                  ts_report_format_usd(c->waste_usd[c->top_waste], a, sizeof a));
 }
 
 void ts_report_run_table(const struct ts_run_output *r, struct ts_buf *o)

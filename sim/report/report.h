@@ -45,6 +45,9 @@ void ts_report_json_to_csv(const cJSON *obj, struct ts_buf *out);
 /* Print a cJSON value deterministically (2-space indentation) into out, with a newline. */
 void ts_report_json_print(const cJSON *obj, struct ts_buf *out);
 
+/* USD with thousands separators: 12345678.9 -> "$12,345,679". Returns buf. */
+const char *ts_report_format_usd(double usd, char *buf, size_t n);
+
 /* The sweep result: best (with the same metrics as a run), top, pareto, counts. */
 cJSON *ts_report_sweep_json(const struct ts_sweep *sw, const struct ts_sweep_result *r);
 void ts_report_sweep_table(const struct ts_sweep *sw, const struct ts_sweep_result *r, struct ts_buf *out);

@@ -151,8 +151,9 @@ static void outcome_row(struct ts_buf *b, const struct ts_sweep *sw, int rank, c
                   gpus / (l->tp * l->cp * l->pp), l->cp, l->microbatch, sched, l->sp ? "yes" : "no",
                   ts_recompute_names[l->recompute], l->zero, l->tp_overlap ? "yes" : "no",
                   o->tokens_per_s, 100 * o->mfu, ts_quantity_format(time, TS_DIM_SECONDS, t, sizeof t));
+    char u[48];
     if (sw->has_cost)
-        ts_buf_printf(b, " %14.0f", cost);
+        ts_buf_printf(b, " %14s", ts_report_format_usd(cost, u, sizeof u));
     ts_buf_printf(b, "\n");
 }
 
@@ -194,8 +195,11 @@ void ts_report_sweep_table(const struct ts_sweep *sw, const struct ts_sweep_resu
                   sw->systems[best->layout.system].name,
                   best->layout.nodes * sw->systems[best->layout.system].gpus_per_node,
                   ts_pricing_names[best->pricing]);
+    char u1[48], u2[48];
     if (sw->has_cost)
-        ts_buf_printf(b, ": expected cost $%.4g (p90 $%.4g)", best->mc_cost_mean_usd, best->mc_cost_p90_usd);
+        ts_buf_printf(b, ": expected cost %s (p90 %s)",
+                      ts_report_format_usd(best->mc_cost_mean_usd, u1, sizeof u1),
+                      ts_report_format_usd(best->mc_cost_p90_usd, u2, sizeof u2));
     ts_buf_printf(b, ", expected time %s", ts_quantity_format(best->mc_time_mean_s, TS_DIM_SECONDS, a, sizeof a));
     ts_buf_printf(b, " (p90 %s)\n", ts_quantity_format(best->mc_time_p90_s, TS_DIM_SECONDS, a, sizeof a));
     if (r->n_top > 1) {
@@ -203,7 +207,8 @@ void ts_report_sweep_table(const struct ts_sweep *sw, const struct ts_sweep_resu
         ts_buf_printf(b, "runner-up: %d x %s nodes, %s pricing", ru->layout.nodes,
                       sw->systems[ru->layout.system].name, ts_pricing_names[ru->pricing]);
         if (sw->has_cost)
-            ts_buf_printf(b, ", expected cost $%.4g (%+.1f%%)", ru->mc_cost_mean_usd,
+            ts_buf_printf(b, ", expected cost %s (%+.1f%%)",
+                          ts_report_format_usd(ru->mc_cost_mean_usd, u1, sizeof u1),
                           100 * (ru->mc_cost_mean_usd / best->mc_cost_mean_usd - 1));
         ts_buf_printf(b, ", expected time %s\n", ts_quantity_format(ru->mc_time_mean_s, TS_DIM_SECONDS, a, sizeof a));
     }
