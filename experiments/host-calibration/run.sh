@@ -163,10 +163,10 @@ set ylabel "efficiency (main-loop rate / fitted peak)"
 set yrange [0:1.1]
 set key bottom right
 set title "SGEMM efficiency on this host (OpenBLAS), measured and fitted"
-plot "< awk -F, '\$1==\"grid\" && \$2==\"square\"' $OUT/points.csv" using 6:9 with points pt 7 title "square (grid)", \
+plot "< awk -F, '\$1==\"grid\"' $OUT/curve.csv" using 2:3 with lines lw 2 lc rgb "#999999" title "fitted curve (grid only: bin medians)", \
+     "< awk -F, '\$1==\"grid\" && \$2==\"square\"' $OUT/points.csv" using 6:9 with points pt 7 ps 1.2 title "square (grid)", \
      "< awk -F, '\$1==\"grid\" && \$2==\"skinny\"' $OUT/points.csv" using 6:9 with points pt 5 title "skinny (grid)", \
-     "< awk -F, '\$1==\"grid+layer\" && \$2!=\"square\" && \$2!=\"skinny\"' $OUT/points.csv" using 6:9 with points pt 9 title "layer GEMMs (2nd run)", \
-     "< awk -F, '\$1==\"grid\"' $OUT/curve.csv" using 2:3 with linespoints lw 2 title "fitted curve (grid only)"
+     "< awk -F, '\$1==\"grid+layer\" && \$2!=\"square\" && \$2!=\"skinny\"' $OUT/points.csv" using 6:9 with points pt 9 ps 1.2 title "layer GEMMs (grid + layer run)"
 GP
     echo "plot: $OUT/efficiency.png"
 else
