@@ -27,9 +27,10 @@ void ts_cli_run_help(FILE *f)
             "\n"
             "options:\n"
             "  --format F     table (default on a terminal), json (default otherwise), csv\n"
-            "  --trace OUT    write a Chrome trace of the iteration (open in ui.perfetto.dev)\n"
-            "  --run-trace OUT  write a Chrome trace of one replication of the whole run\n"
-            "                 (failures, checkpoints, restarts; 1 trace second = 1 hour)\n"
+            "  --trace OUT    write a Chrome trace of the iteration (open in ui.perfetto.dev);\n"
+            "                 with a reliability section also one replication of the whole run\n"
+            "                 to OUT.run.json (failures, checkpoints, restarts; 1 s = 1 hour)\n"
+            "  --run-trace OUT  write the run timeline to OUT instead\n"
             "  --method M     discrete-event (default) or closed-form (the screening estimate)\n"
             "  --replications N, --seed S   override the reliability section's Monte Carlo\n"
             "  --threads N    OpenMP threads for the Monte Carlo (results do not depend on it)\n"
@@ -143,6 +144,18 @@ int ts_cli_run(int argc, char **argv)
         fprintf(stderr, "trainsim run: missing FILE (see trainsim run --help)\n");
         return TS_ERR_INPUT;
     }
+    /* With a reliability section, --trace OUT.json also writes the run timeline to
+     * OUT.run.json (unless --run-trace names a file). */
+    char run_trace_buf[4096];
+    if (trace_path && !run_trace_path) {
+        size_t len = strlen(trace_path);
+        const char *ext = len > 5 && strcmp(trace_path + len - 5, ".json") == 0 ? trace_path + len - 5 : NULL;
+        int w = ext ? snprintf(run_trace_buf, sizeof run_trace_buf, "%.*s.run.json", (int)(ext - trace_path), trace_path)
+                    : snprintf(run_trace_buf, sizeof run_trace_buf, "%s.run.json", trace_path);
+        if (w > 0 && (size_t)w < sizeof run_trace_buf)
+            run_trace_path = run_trace_buf;
+    }
+    bool run_trace_implicit = run_trace_path == run_trace_buf;
     if (trace_path && method != TS_METHOD_DISCRETE_EVENT) {
         fprintf(stderr, "trainsim run: --trace needs the discrete-event method\n");
         return TS_ERR_INPUT;
@@ -229,7 +242,7 @@ int ts_cli_run(int argc, char **argv)
             fprintf(stderr, "trainsim: %s\n", err.msg);
             rc = err.status;
         }
-    } else if (run_trace_path) {
+    } else if (run_trace_path && !run_trace_implicit) {
         fprintf(stderr, "trainsim run: --run-trace needs a reliability section in the job\n");
         rc = TS_ERR_INPUT;
     }
