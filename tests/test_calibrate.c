@@ -428,10 +428,17 @@ static struct ts_calibrate_result *timed_calibration(void)
     r = timed_result = ts_xcalloc(1, sizeof *r);
     struct ts_err err;
     double t0 = ts_time_now();
-    int rc = ts_calibrate_measure(&o, r, &err);
-    if (rc)
-        print_error("%s\n", err.msg);
-    assert_int_equal(rc, TS_OK);
+    /* Other work on the host (a parallel build) slows some shapes and not others: measure
+     * again, up to three times, while this process did not get its cores. */
+    for (int attempt = 0; attempt < 3; attempt++) {
+        int rc = ts_calibrate_measure(&o, r, &err);
+        if (rc)
+            print_error("%s\n", err.msg);
+        assert_int_equal(rc, TS_OK);
+        if (r->cpu_share >= TS_CALIBRATE_BUSY_SHARE)
+            break;
+        print_message("  host busy (CPU share %.2f): calibrating again\n", r->cpu_share);
+    }
     print_message("  calibration: %d shapes in %.2f s, peak %.4g GFLOP/s, triad %.4g GB/s, "
                   "latency %.3g us\n", r->n_points, ts_time_now() - t0, r->peak_flops / 1e9,
                   r->triad_bytes_per_s / 1e9, r->kernel_latency_s * 1e6);
@@ -495,7 +502,12 @@ static void small_layer_gemms_measured_and_predicted_should_agree(void **state)
     struct ts_calibrate_layer *L = ts_xcalloc(1, sizeof *L);
     assert_int_equal(ts_calibrate_layer_init(L, &m, 1, 1, 0, &err), TS_OK);
     assert_int_equal(ts_calibrate_layer_predict(L, &a, &err), TS_OK);
-    assert_int_equal(ts_calibrate_layer_measure(L, 0, 1.0, &err), TS_OK);
+    for (int attempt = 0; attempt < 3; attempt++) {
+        assert_int_equal(ts_calibrate_layer_measure(L, 0, 1.0, &err), TS_OK);
+        if (L->cpu_share >= TS_CALIBRATE_BUSY_SHARE)
+            break;
+        print_message("  host busy (CPU share %.2f): measuring again\n", L->cpu_share);
+    }
     assert_true(L->samples >= 1);
     for (int i = 0; i < L->n; i++)
         print_message("  %-10s %4d x %4d x %4d  measured %8.3f ms  predicted %8.3f ms  (%.2f)\n",
@@ -507,8 +519,15 @@ static void small_layer_gemms_measured_and_predicted_should_agree(void **state)
                   "predicted/measured %.3f (error %+.1f%%)\n", L->flops / 1e9, L->samples,
                   L->measured_total_s * 1e3, L->predicted_total_s * 1e3, ratio,
                   100.0 * (ratio - 1.0));
-    assert_true(ratio >= 0.5 && ratio <= 2.0);
+    double layer_share = L->cpu_share;
     free(L);
+    if (r->cpu_share < TS_CALIBRATE_BUSY_SHARE || layer_share < TS_CALIBRATE_BUSY_SHARE) {
+        /* Timings taken while other work had the cores compare nothing. */
+        print_message("  host stayed busy (CPU share %.2f calibrating, %.2f measuring): not "
+                      "judged\n", r->cpu_share, layer_share);
+        skip();
+    }
+    assert_true(ratio >= 0.5 && ratio <= 2.0);
 }
 
 int main(void)

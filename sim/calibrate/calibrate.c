@@ -662,6 +662,8 @@ static void add_unit(cJSON *o, const char *key, double v, double scale, const ch
 
 cJSON *ts_calibrate_accel_json(const struct ts_calibrate_result *r, const char *name)
 {
+    TS_ASSERT(r->curve.n >= 1 && r->peak_flops > 0, "writing an accelerator without a fit "
+              "(%d curve points, peak %g)", r->curve.n, r->peak_flops);
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "name", name);
     cJSON *pk = cJSON_AddObjectToObject(o, "peak_flops");

@@ -1,6 +1,7 @@
 /*
  * `trainsim sweep FILE`: search clusters and layouts.
  */
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -13,6 +14,7 @@ void ts_cli_sweep_help(FILE *f)
     fprintf(f,
             "usage: trainsim sweep FILE [--format table|json|csv] [--csv OUT.csv] [--threads N]\n"
             "                      [--top K] [--exhaustive] [--no-progress]\n"
+            "                      [--partial OUT.partial.json] [--resume PARTIAL]\n"
             "\n"
             "Search GPU types, node counts, pricing models and parallel layouts for the cheapest\n"
             "(or fastest) setup that trains the sweep's model on its token budget while meeting\n"
@@ -30,6 +32,18 @@ void ts_cli_sweep_help(FILE *f)
             "  --top K          report the K best (default: the file's \"top\", else 10)\n"
             "  --exhaustive     simulate every layout that fits (no pruning; slower, same answer)\n"
             "  --no-progress    no progress bar on stderr\n"
+            "  --partial P      where an interrupted sweep saves its finished work (default:\n"
+            "                   NAME.partial.json in the working directory, NAME being FILE's\n"
+            "                   base name without .json)\n"
+            "  --resume P       continue the interrupted sweep whose work P holds; the answer is\n"
+            "                   the same as an uninterrupted run's. P must come from the same\n"
+            "                   FILE, unchanged (exit 2 otherwise); it is left in place\n"
+            "\n"
+            "Ctrl-C (SIGINT) stops the sweep at its next batch of simulations: it writes the\n"
+            "finished work to the partial file (marked \"trainsim_partial_sweep\"), says how to\n"
+            "resume, and exits with status 130. A second Ctrl-C stops at once. Output files are\n"
+            "written to a temporary name and renamed when complete. (For tests, the environment\n"
+            "variable TRAINSIM_TEST_STOP_AFTER_BATCHES=N acts as a Ctrl-C after N batches.)\n"
             "\n"
             "examples:\n"
             "  trainsim sweep configs/quickstart-sweep.json\n"
@@ -37,9 +51,29 @@ void ts_cli_sweep_help(FILE *f)
             "  trainsim sweep configs/gpt3-175b-layout-sweep.json --csv all.csv\n");
 }
 
+/* Raised by SIGINT; the sweep polls it between batches. */
+static volatile sig_atomic_t stop_flag;
+
+static void on_sigint(int sig)
+{
+    (void)sig;
+    stop_flag = 1;     /* SA_RESETHAND: a second Ctrl-C takes the default action */
+}
+
+/* Default partial file: the sweep file's base name without ".json", plus ".partial.json". */
+static void default_partial(const char *file, char *out, size_t n)
+{
+    const char *base = strrchr(file, '/');
+    base = base ? base + 1 : file;
+    size_t len = strlen(base);
+    if (len > 5 && strcmp(base + len - 5, ".json") == 0)
+        len -= 5;
+    snprintf(out, n, "%.*s.partial.json", (int)len, base);
+}
+
 int ts_cli_sweep(int argc, char **argv)
 {
-    const char *file = NULL, *csv = NULL;
+    const char *file = NULL, *csv = NULL, *partial = NULL, *resume = NULL;
     enum ts_format format = ts_cli_default_format();
     struct ts_sweep_options opt;
     memset(&opt, 0, sizeof opt);
@@ -53,6 +87,10 @@ int ts_cli_sweep(int argc, char **argv)
                 return TS_ERR_INPUT;
         } else if (strcmp(a, "--csv") == 0 && has_value) {
             csv = argv[++i];
+        } else if (strcmp(a, "--partial") == 0 && has_value) {
+            partial = argv[++i];
+        } else if (strcmp(a, "--resume") == 0 && has_value) {
+            resume = argv[++i];
         } else if ((strcmp(a, "--threads") == 0 || strcmp(a, "--top") == 0) && has_value) {
             char *end;
             long v = strtol(argv[++i], &end, 10);
@@ -95,10 +133,52 @@ int ts_cli_sweep(int argc, char **argv)
     }
     if (top)
         sw->top = top;
+    struct ts_sweep_progress done;
+    memset(&done, 0, sizeof done);
+    if (resume) {
+        if ((rc = ts_sweep_progress_load(resume, sw, &done, &err))) {
+            fprintf(stderr, "trainsim: %s\n", err.msg);
+            free(sw);
+            return rc;
+        }
+        opt.resume = &done;
+    }
+    char partial_buf[1024];
+    if (!partial) {
+        default_partial(file, partial_buf, sizeof partial_buf);
+        partial = partial_buf;
+    }
+    const char *after = getenv("TRAINSIM_TEST_STOP_AFTER_BATCHES");
+    if (after && after[0])
+        opt.stop_after_batches = strtol(after, NULL, 10);
+    stop_flag = 0;
+    opt.stop = &stop_flag;
+    struct sigaction sa, old_sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigint;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = SA_RESETHAND;
+    sigaction(SIGINT, &sa, &old_sa);
+
     struct ts_sweep_result *res = ts_xmalloc(sizeof *res);
     rc = ts_sweep_run(sw, &opt, res, &err);
+    sigaction(SIGINT, &old_sa, NULL);
+    ts_sweep_progress_free(&done);
     if (rc) {
-        fprintf(stderr, "trainsim: %s\n", err.msg);
+        fprintf(stderr, "trainsim: %s%s%s\n", resume && rc == TS_ERR_INPUT ? resume : "",
+                resume && rc == TS_ERR_INPUT ? ": " : "", err.msg);
+    } else if (res->interrupted) {
+        if (opt.progress)
+            fputc('\n', stderr);
+        if ((rc = ts_sweep_progress_write(partial, sw, &res->progress, &err))) {
+            fprintf(stderr, "trainsim: interrupted; could not save the finished work: %s\n", err.msg);
+        } else {
+            fprintf(stderr, "trainsim: interrupted after simulating %ld of at most %ld candidate "
+                    "layouts; the finished work is in %s\n"
+                    "continue with: trainsim sweep %s --resume %s (and the same options)\n",
+                    res->progress.n, res->candidates, partial, file, partial);
+            rc = 130;   /* 128 + SIGINT, as a shell reports a job ended by Ctrl-C */
+        }
     } else {
         struct ts_buf buf;
         ts_buf_init(&buf);

@@ -431,7 +431,9 @@ static void evaluate(const struct ts_sweep *sw, struct worker *w, const struct t
         o->meets = it.feasible;
         if (sw->min_tokens_per_s > 0 && it.tokens_per_s < sw->min_tokens_per_s)
             o->meets = false;
-        if (sw->deadline_s > 0 && o->time_s > sw->deadline_s)
+        /* A deadline with a probability is checked on the Monte Carlo quantile of the
+         * finalists (finalize); the expected time says nothing about a low quantile. */
+        if (sw->deadline_s > 0 && sw->probability == 0 && o->time_s > sw->deadline_s)
             o->meets = false;
     }
 }
@@ -477,7 +479,16 @@ struct bnb {
     uint8_t *evaluated;            // per candidate
     uint8_t *mc_failed;            // per outcome: failed the probability deadline
     long simulated;
+    long batches;                  // batches simulated by this process
+    bool stopped;                  // a stop request ended a pass early
 };
+
+/* Whether the caller asked the sweep to stop (polled between batches). */
+static bool stop_requested(const struct bnb *s, const struct ts_sweep_options *opt)
+{
+    return (opt->stop && *opt->stop) ||
+           (opt->stop_after_batches > 0 && s->batches >= opt->stop_after_batches);
+}
 
 /* Current k-th best objective among meeting outcomes (INFINITY if fewer than k), and the
  * Pareto front (cost, time) of meeting outcomes. */
@@ -598,6 +609,13 @@ static long bnb_pass(struct bnb *s, struct worker *workers, int nthreads, const 
     long *todo = ts_xmalloc((size_t)batch * sizeof *todo);
     long newly = 0;
     for (long start = 0; start < s->n;) {
+        /* A batch boundary: stopping here leaves a state that a resumed run continues
+         * exactly (what was skipped before `start` stays skipped: the bounds only tighten
+         * within a pass). */
+        if (stop_requested(s, opt)) {
+            s->stopped = true;
+            break;
+        }
         double kth = opt->exhaustive ? HUGE_VAL : kth_best(s, sw->top);
         struct point *front;
         int nf = opt->exhaustive ? 0 : front_points(s, &front);
@@ -625,6 +643,7 @@ static long bnb_pass(struct bnb *s, struct worker *workers, int nthreads, const 
         for (int t = 0; t < nt; t++)
             s->evaluated[todo[t]] = 1;
         s->simulated += nt;
+        s->batches++;
         newly += nt;
         progress(opt, "simulate", start, s->n, t0);
     }
@@ -645,6 +664,9 @@ static int finalize(const struct ts_sweep *sw, struct worker *w, struct ts_outco
     ts_step_evaluate(job, TS_METHOD_DISCRETE_EVENT, &w->scratch, &it, NULL, NULL);
     struct ts_run_input in;
     run_input(job, &w->scratch.compute, it.iteration_s, it.iterations, &in);
+    /* Without failures or preemptions every replication is the same run. */
+    if (!job->has_reliability)
+        in.rel.replications = 1;
     int reps = in.rel.replications > 0 ? in.rel.replications : 1;
     double *samples = ts_xmalloc((size_t)reps * sizeof *samples);
     struct ts_run_result run;
@@ -687,9 +709,10 @@ static double mc_objective(const struct ts_sweep *sw, const struct ts_outcome *o
 
 /* ---------------------------------------------------------------- CSV */
 
-static void csv_write(const struct ts_sweep *sw, const char *path, const struct ts_layout *layouts,
-                      long n_layouts, const struct bound *bounds, const struct bnb *s,
-                      const long *cand_of_layout, struct ts_err *err)
+/* Returns TS_OK, or TS_ERR_RUNTIME when the file cannot be written (err says why). */
+static int csv_write(const struct ts_sweep *sw, const char *path, const struct ts_layout *layouts,
+                     long n_layouts, const struct bound *bounds, const struct bnb *s,
+                     const long *cand_of_layout, struct ts_err *err)
 {
     struct ts_buf b;
     ts_buf_init(&b);
@@ -723,9 +746,68 @@ static void csv_write(const struct ts_sweep *sw, const char *path, const struct 
             }
         }
     }
-    if (ts_file_write_atomic(path, b.data, b.len, err) != TS_OK)
-        fprintf(stderr, "trainsim: %s\n", err->msg);
+    int rc = ts_file_write_atomic(path, b.data, b.len, err);
     ts_buf_free(&b);
+    return rc;
+}
+
+/* ---------------------------------------------------------------- interruption */
+
+/* The finished work of the search state, for a partial file. */
+static void save_progress(const struct bnb *s, struct ts_sweep_result *out)
+{
+    int np = s->sw->n_pricing;
+    struct ts_sweep_progress *p = &out->progress;
+    long n = 0;
+    for (long c = 0; c < s->n; c++)
+        n += s->evaluated[c];
+    p->n = n;
+    p->layout = ts_xmalloc((size_t)(n ? n : 1) * sizeof *p->layout);
+    p->outcomes = ts_xmalloc((size_t)(n ? n : 1) * np * sizeof *p->outcomes);
+    p->mc_failed = ts_xmalloc((size_t)(n ? n : 1) * np);
+    p->rejected_deadline_p = out->rejected[TS_REJECT_DEADLINE_P];
+    long j = 0;
+    for (long c = 0; c < s->n; c++) {
+        if (!s->evaluated[c])
+            continue;
+        p->layout[j] = s->cands[c].layout;
+        memcpy(&p->outcomes[j * np], &s->outcomes[c * np], (size_t)np * sizeof *p->outcomes);
+        memcpy(&p->mc_failed[j * np], &s->mc_failed[c * np], (size_t)np);
+        j++;
+    }
+    out->interrupted = true;
+}
+
+/* Load an interrupted run's work into the search state; TS_ERR_INPUT when it does not belong
+ * to these layouts (another trainsim version or other catalogue files). */
+static int resume_progress(struct bnb *s, const struct ts_sweep_progress *p, long n_layouts,
+                           const long *cand_of_layout, struct ts_sweep_result *out,
+                           struct ts_err *err)
+{
+    int np = s->sw->n_pricing;
+    for (long j = 0; j < p->n; j++) {
+        long li = p->layout[j];
+        long c = li >= 0 && li < n_layouts ? cand_of_layout[li] : -1;
+        const struct ts_outcome *o = &p->outcomes[j * np];
+        if (c < 0 || s->evaluated[c] ||
+            memcmp(&o->layout, &s->layouts_base[li], sizeof o->layout) != 0)
+            return ts_err_set(err, TS_ERR_INPUT,
+                              "the partial results do not match this sweep's layouts (entry %ld, "
+                              "layout %ld): they come from another trainsim version or other "
+                              "catalogue files; run the sweep again without --resume", j, li);
+        for (int q = 0; q < np; q++)
+            if (o[q].pricing != (uint8_t)s->sw->pricing[q])
+                return ts_err_set(err, TS_ERR_INPUT, "the partial results price entry %ld as %s "
+                                  "where this sweep has %s; run it again without --resume", j,
+                                  ts_pricing_names[o[q].pricing % TS_PRICING_COUNT],
+                                  ts_pricing_names[s->sw->pricing[q]]);
+        memcpy(&s->outcomes[c * np], o, (size_t)np * sizeof *o);
+        memcpy(&s->mc_failed[c * np], &p->mc_failed[j * np], (size_t)np);
+        s->evaluated[c] = 1;
+        s->simulated++;
+    }
+    out->rejected[TS_REJECT_DEADLINE_P] = p->rejected_deadline_p;
+    return TS_OK;
 }
 
 /* ---------------------------------------------------------------- driver */
@@ -780,16 +862,26 @@ int ts_sweep_run(const struct ts_sweep *sw, const struct ts_sweep_options *opt,
     out->evaluated = (out->enumerated - rej_div) * np;
 
     struct bnb s = {sw, L.v, cands, nc, ts_xcalloc((size_t)(nc ? nc : 1) * np, sizeof(struct ts_outcome)),
-                    ts_xcalloc((size_t)(nc ? nc : 1), 1), ts_xcalloc((size_t)(nc ? nc : 1) * np, 1), 0};
+                    ts_xcalloc((size_t)(nc ? nc : 1), 1), ts_xcalloc((size_t)(nc ? nc : 1) * np, 1), 0, 0, false};
+    out->candidates = nc;
 
-    /* Branch and bound, then Monte Carlo of the finalists; repeat while finalists fail a
-     * probabilistic deadline (their replacements may need more evaluation). */
+    /* Resume: the finished work of an interrupted run, candidate by candidate. */
     int k = sw->top;
     struct ranked *rank = NULL;
     int nrank = 0;
     int rc = TS_OK;
+    if (opt->resume && (rc = resume_progress(&s, opt->resume, n, cand_of_layout, out, err)))
+        goto done;
+
+    /* Branch and bound, then Monte Carlo of the finalists; repeat while finalists fail a
+     * probabilistic deadline (their replacements may need more evaluation). */
     for (int round = 0; round < 1000; round++) {
         bnb_pass(&s, workers, nthreads, opt, t0);
+        if (s.stopped) {
+            save_progress(&s, out);
+            out->simulated = s.simulated;
+            goto done;
+        }
         free(rank);
         rank = ts_xmalloc((size_t)(nc ? nc : 1) * np * sizeof *rank);
         nrank = 0;
@@ -848,11 +940,9 @@ int ts_sweep_run(const struct ts_sweep *sw, const struct ts_sweep_options *opt,
             }
         out->n_top = top;
         out->found = top > 0;
-        for (long i = 0; i < nc; i++)
-            if (s.evaluated[i])
-                for (int p = 0; p < np; p++)
-                    if (s.outcomes[i * np + p].meets && !s.mc_failed[i * np + p])
-                        out->feasible++;
+        /* Feasible: fits in memory and is not excluded by the constraint at its bound (the
+         * screening is exhaustive, so the count does not depend on pruning). */
+        out->feasible = nc * np;
     }
 
     /* Pareto front of the meeting outcomes (analytic expected cost and time), by time. */
@@ -907,8 +997,8 @@ int ts_sweep_run(const struct ts_sweep *sw, const struct ts_sweep_options *opt,
                       &out->best_cost, err);
     }
 
-    if (opt->csv_path)
-        csv_write(sw, opt->csv_path, L.v, n, bounds, &s, cand_of_layout, err);
+    if (opt->csv_path && rc == TS_OK)
+        rc = csv_write(sw, opt->csv_path, L.v, n, bounds, &s, cand_of_layout, err);
     out->rejected[TS_REJECT_PRUNED] = 0;
     for (long i = 0; i < nc; i++)
         if (!s.evaluated[i])
@@ -935,4 +1025,13 @@ void ts_sweep_result_free(struct ts_sweep_result *r)
     free(r->top);
     free(r->pareto);
     r->top = r->pareto = NULL;
+    ts_sweep_progress_free(&r->progress);
+}
+
+void ts_sweep_progress_free(struct ts_sweep_progress *p)
+{
+    free(p->layout);
+    free(p->outcomes);
+    free(p->mc_failed);
+    memset(p, 0, sizeof *p);
 }

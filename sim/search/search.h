@@ -34,6 +34,7 @@
 #ifndef TS_SEARCH_H
 #define TS_SEARCH_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -84,6 +85,9 @@ struct ts_sweep {
     double probability;                     // deadline probability (0: on the expected time)
     enum ts_objective objective;
     int top;                                // k
+    uint64_t fingerprint;                   // FNV-1a 64 of the sweep file's bytes (set by
+                                            //   ts_sweep_load; 0 from ts_sweep_parse): a
+                                            //   partial file resumes only the same sweep
 };
 
 /* Parse a sweep file. */
@@ -136,19 +140,57 @@ struct ts_outcome {
     double mc_time_mean_s, mc_time_p90_s, mc_cost_mean_usd, mc_cost_p90_usd, goodput;
 };
 
+/* The finished work of an interrupted sweep: which candidates were simulated and their
+ * outcomes (with the Monte Carlo of the finalists done so far), enough to continue the sweep
+ * to the same answer, bit for bit, as an uninterrupted run. */
+struct ts_sweep_progress {
+    long n;                         // candidates simulated
+    long *layout;                   // [n] index of each among the sweep's valid layouts (the
+                                    //   enumeration order, the same for the same sweep)
+    struct ts_outcome *outcomes;    // [n * n_pricing], by candidate then pricing slot
+    uint8_t *mc_failed;             // [n * n_pricing] 1: a finalist that missed the deadline
+                                    //   probability in its Monte Carlo
+    long rejected_deadline_p;       // how many those are
+};
+
+void ts_sweep_progress_free(struct ts_sweep_progress *p);
+
+/* Write progress as a partial file: JSON marked "trainsim_partial_sweep", the sweep's file
+ * name and fingerprint, and the outcomes (doubles written exactly; "inf" / "nan" as strings).
+ * Written to a temporary name and renamed into place. */
+int ts_sweep_progress_write(const char *path, const struct ts_sweep *sw,
+                            const struct ts_sweep_progress *p, struct ts_err *err);
+
+/* Read a partial file for `sw` into *out (free with ts_sweep_progress_free). TS_ERR_INPUT when
+ * the file is not a partial sweep file, or was written for another sweep file or another
+ * version of this one (the fingerprint differs). ts_sweep_run checks the layouts too. */
+int ts_sweep_progress_load(const char *path, const struct ts_sweep *sw,
+                           struct ts_sweep_progress *out, struct ts_err *err);
+
 struct ts_sweep_options {
     int threads;                // 0: OpenMP default
     bool progress;              // progress bar with ETA on stderr
     bool exhaustive;            // no pruning (for tests: evaluate every candidate)
     int batch;                  // candidates per parallel batch (default 256)
     const char *csv_path;       // every evaluated configuration, or NULL
+    /* Interruption: the sweep polls *stop (when not NULL) before each batch of simulations;
+     * once it is non-zero the sweep stops there and returns with result.interrupted and its
+     * finished work in result.progress. A signal handler may set it (the CLI's SIGINT handler
+     * does); the library installs no handler. */
+    volatile sig_atomic_t *stop;
+    long stop_after_batches;    // act as if *stop rose after this many batches (0: never); a
+                                //   deterministic stand-in for Ctrl-C in tests
+    const struct ts_sweep_progress *resume; // continue from an interrupted run's work (NULL:
+                                //   start afresh); a layout that does not match is TS_ERR_INPUT
 };
 
 struct ts_sweep_result {
     long enumerated;            // layouts generated
     long evaluated;             // layouts x pricing assessed (screened or simulated)
     long simulated;             // layouts run through the iteration simulation
-    long feasible;              // layouts x pricing that fit and meet the constraint (simulated)
+    long feasible;              // layouts x pricing that fit in memory and are not excluded by the
+                                //   constraint at their bound (screening is exhaustive, so this
+                                //   does not depend on pruning)
     long rejected[TS_REJECT_COUNT];
     double elapsed_s;
     int n_top;
@@ -163,9 +205,15 @@ struct ts_sweep_result {
     struct ts_iteration best_it;
     struct ts_run_result best_run;
     struct ts_cost_result best_cost;
+    /* Interrupted (options.stop): nothing above is set but enumerated, simulated and the
+     * divisibility count; `progress` holds the finished work (resumed runs included). */
+    bool interrupted;
+    struct ts_sweep_progress progress;
+    long candidates;            // layouts that passed screening (the work to do, at most)
 };
 
-/* Run the sweep. Returns TS_OK (also when nothing meets the constraint: found == false) or an
+/* Run the sweep. Returns TS_OK (also when nothing meets the constraint: found == false, and
+ * when stopped: interrupted == true) or an
  * error. The caller frees the result with ts_sweep_result_free. */
 int ts_sweep_run(const struct ts_sweep *sw, const struct ts_sweep_options *opt,
                  struct ts_sweep_result *out, struct ts_err *err);

@@ -182,6 +182,9 @@ static int parse_int_list(const struct ts_jnode *n, long lo, long hi, struct ts_
 static int parse_parallel(const struct ts_jnode *n, struct ts_sweep *sw, struct ts_err *err)
 {
     ts_parallel_defaults(&sw->fixed);
+    /* The job parser's default bucket (40M elements), also when the object is absent or
+     * "auto"; without it every layout would reduce its gradients in one bucket. */
+    sw->fixed.bucket_bytes = 40e6 * 4.0;
     for (size_t i = 0; i < TS_ARRAY_LEN(dims); i++)
         dim_list(sw, &dims[i])->is_auto = true;
     if (cJSON_IsString(n->json) && strcmp(n->json->valuestring, "auto") == 0)
@@ -208,10 +211,13 @@ static int parse_parallel(const struct ts_jnode *n, struct ts_sweep *sw, struct 
     }
     struct ts_jnode fn = *n;
     fn.json = fixed;
+    bool bucket_given = cJSON_GetObjectItemCaseSensitive(fixed, "bucket_size") != NULL;
     rc = ts_parallel_parse(&fn, &sw->fixed, err);
     cJSON_Delete(fixed);
     if (rc)
         return rc;
+    if (!bucket_given)
+        sw->fixed.bucket_bytes = 40e6 * (sw->fixed.fp32_grads ? 4.0 : 2.0);
     /* dp is derived per configuration; uneven splits are not searched. */
     if (cJSON_GetObjectItemCaseSensitive(n->json, "dp"))
         return ts_err_at(err, n->file, n->path, "\"dp\" is derived for each configuration; remove it");
@@ -431,6 +437,17 @@ int ts_sweep_parse(const struct ts_jnode *root, struct ts_sweep *sw, struct ts_e
     return TS_OK;
 }
 
+/* FNV-1a, 64-bit (Fowler, Noll, Vo; IETF draft-eastlake-fnv): the sweep file's fingerprint. */
+static uint64_t fnv1a64(const char *data, size_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (size_t i = 0; i < n; i++) {
+        h ^= (unsigned char)data[i];
+        h *= 0x100000001b3ULL;
+    }
+    return h;
+}
+
 int ts_sweep_load(const char *file, struct ts_sweep *out, struct ts_err *err)
 {
     cJSON *doc;
@@ -440,5 +457,11 @@ int ts_sweep_load(const char *file, struct ts_sweep *out, struct ts_err *err)
     struct ts_jnode root = ts_jnode_root(doc, file);
     rc = ts_sweep_parse(&root, out, err);
     cJSON_Delete(doc);
+    char *text;
+    size_t len;
+    if (rc == TS_OK && (rc = ts_file_read(file, &text, &len, err)) == TS_OK) {
+        out->fingerprint = fnv1a64(text, len);
+        free(text);
+    }
     return rc;
 }

@@ -205,6 +205,8 @@ void ts_step_plan_build(const struct ts_job *job, const struct ts_compute *c,
             }
             stage_params += x->params;
             if (g_grad.size > 1 && !plan->zero3) {
+                TS_ASSERT(par->bucket_bytes > 0, "bucket_bytes %g: the job parser sets the default",
+                          par->bucket_bytes);
                 double bytes = x->params * g_bytes;
                 int nb = (int)ceil(bytes / par->bucket_bytes);
                 x->buckets = nb < 1 ? 1 : nb;

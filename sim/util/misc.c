@@ -129,7 +129,7 @@ int ts_file_write_atomic(const char *path, const char *data, size_t len, struct 
         return ts_err_set(err, TS_ERR_INPUT, "%s: path too long", path);
     FILE *f = fopen(tmp, "wb");
     if (!f)
-        return ts_err_set(err, TS_ERR_RUNTIME, "%s: cannot write: %s", tmp, strerror(errno));
+        return ts_err_set(err, TS_ERR_RUNTIME, "%s: cannot write: %s", path, strerror(errno));
     size_t put = fwrite(data, 1, len, f);
     int bad = put != len || fflush(f) != 0;
     if (!bad)

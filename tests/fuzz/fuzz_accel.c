@@ -1,0 +1,9 @@
+/* libFuzzer harness: accelerator files (hardware/accelerators/NAME.json). The target is ts_fuzz_accel in fuzz_targets.c. */
+#include "fuzz_targets.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
+{
+    return ts_fuzz_accel(data, n);
+}

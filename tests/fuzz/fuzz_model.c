@@ -1,0 +1,9 @@
+/* libFuzzer harness: model files (models/NAME.json). The target is ts_fuzz_model in fuzz_targets.c. */
+#include "fuzz_targets.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
+{
+    return ts_fuzz_model(data, n);
+}

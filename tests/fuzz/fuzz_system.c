@@ -1,0 +1,9 @@
+/* libFuzzer harness: system files (hardware/systems/NAME.json). The target is ts_fuzz_system in fuzz_targets.c. */
+#include "fuzz_targets.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
+{
+    return ts_fuzz_system(data, n);
+}

@@ -1,0 +1,311 @@
+/*
+ * Interrupting a sweep and resuming it: a sweep stopped between batches (the stop flag the
+ * CLI's SIGINT handler raises, here raised after N batches) keeps its finished work, a
+ * partial file carries it exactly, and the resumed run reaches the same answer, bit for bit,
+ * as an uninterrupted run, whatever the thread counts. The partial file refuses a changed
+ * sweep.
+ */
+#include "test_helpers.h"
+
+#include <unistd.h>
+
+#include "search/search.h"
+
+static char sweep_file[1024];
+static char partial_file[1024];
+
+static int setup(void **state)
+{
+    (void)state;
+    const char *data = getenv("TS_TEST_DATA");
+    snprintf(sweep_file, sizeof sweep_file, "%s/sweep_resume/p90-sweep.json",
+             data ? data : "tests/data");
+    snprintf(partial_file, sizeof partial_file, "test_sweep_resume.%ld.partial.json", (long)getpid());
+    return 0;
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    remove(partial_file);
+    return 0;
+}
+
+static struct ts_sweep *load_sweep(void)
+{
+    struct ts_sweep *sw = ts_xmalloc(sizeof *sw);
+    struct ts_err err;
+    int rc = ts_sweep_load(sweep_file, sw, &err);
+    if (rc)
+        print_error("%s\n", err.msg);
+    assert_int_equal(rc, TS_OK);
+    return sw;
+}
+
+static struct ts_sweep_options options(int threads, long stop_after, const struct ts_sweep_progress *resume)
+{
+    struct ts_sweep_options opt;
+    memset(&opt, 0, sizeof opt);
+    opt.threads = threads;
+    opt.batch = 2;              /* many batches from a small sweep (it prunes well) */
+    opt.stop_after_batches = stop_after;
+    opt.resume = resume;
+    return opt;
+}
+
+static void run(const struct ts_sweep *sw, const struct ts_sweep_options *opt,
+                struct ts_sweep_result *r)
+{
+    struct ts_err err;
+    int rc = ts_sweep_run(sw, opt, r, &err);
+    if (rc)
+        print_error("%s\n", err.msg);
+    assert_int_equal(rc, TS_OK);
+}
+
+static bool same_double(double a, double b)
+{
+    return memcmp(&a, &b, sizeof a) == 0;
+}
+
+static void assert_same_outcome(const struct ts_outcome *a, const struct ts_outcome *b)
+{
+    assert_memory_equal(&a->layout, &b->layout, sizeof a->layout);
+    assert_int_equal(a->pricing, b->pricing);
+    assert_int_equal(a->meets, b->meets);
+    assert_int_equal(a->monte_carlo, b->monte_carlo);
+    const double x[] = {a->iteration_s, a->tokens_per_s, a->mfu, a->time_s, a->cost_usd,
+                        a->objective, a->memory_bytes, a->mc_time_mean_s, a->mc_time_p90_s,
+                        a->mc_cost_mean_usd, a->mc_cost_p90_usd, a->goodput};
+    const double y[] = {b->iteration_s, b->tokens_per_s, b->mfu, b->time_s, b->cost_usd,
+                        b->objective, b->memory_bytes, b->mc_time_mean_s, b->mc_time_p90_s,
+                        b->mc_cost_mean_usd, b->mc_cost_p90_usd, b->goodput};
+    for (size_t i = 0; i < TS_ARRAY_LEN(x); i++)
+        if (!same_double(x[i], y[i])) {
+            print_error("outcome field %zu: %.17g vs %.17g\n", i, x[i], y[i]);
+            fail();
+        }
+}
+
+/* Everything a report shows, bit for bit (elapsed time aside). */
+static void assert_same_result(const struct ts_sweep_result *a, const struct ts_sweep_result *b)
+{
+    assert_false(a->interrupted);
+    assert_false(b->interrupted);
+    assert_int_equal(a->enumerated, b->enumerated);
+    assert_int_equal(a->evaluated, b->evaluated);
+    assert_int_equal(a->simulated, b->simulated);
+    assert_int_equal(a->feasible, b->feasible);
+    for (int i = 0; i < TS_REJECT_COUNT; i++)
+        assert_int_equal(a->rejected[i], b->rejected[i]);
+    assert_int_equal(a->found, b->found);
+    assert_int_equal(a->n_top, b->n_top);
+    for (int i = 0; i < a->n_top; i++)
+        assert_same_outcome(&a->top[i], &b->top[i]);
+    assert_int_equal(a->n_pareto, b->n_pareto);
+    for (int i = 0; i < a->n_pareto; i++)
+        assert_same_outcome(&a->pareto[i], &b->pareto[i]);
+    assert_true(same_double(a->best_it.iteration_s, b->best_it.iteration_s));
+    assert_true(same_double(a->best_run.mean_s, b->best_run.mean_s));
+    assert_true(same_double(a->best_run.p90_s, b->best_run.p90_s));
+    assert_true(same_double(a->best_cost.total_usd, b->best_cost.total_usd));
+    assert_true(same_double(a->best_cost.p90_usd, b->best_cost.p90_usd));
+}
+
+static void resume_test_sweep_takes_many_batches_and_replaces_finalists(void **state)
+{
+    (void)state;
+    struct ts_sweep *sw = load_sweep();
+    struct ts_sweep_options opt = options(2, 0, NULL);
+    struct ts_sweep_result r;
+    run(sw, &opt, &r);
+    /* The test is only meaningful when the search takes many batches and some finalists
+     * fail the deadline probability (their Monte Carlo state is in the partial file). */
+    assert_true(r.found);
+    assert_true(r.simulated > 5 * opt.batch);     /* about 8 batches */
+    assert_true(r.rejected[TS_REJECT_DEADLINE_P] > 0);
+    ts_sweep_result_free(&r);
+    free(sw);
+}
+
+static void stopped_sweep_keeps_whole_batches_and_no_answer(void **state)
+{
+    (void)state;
+    struct ts_sweep *sw = load_sweep();
+    struct ts_sweep_options opt = options(2, 3, NULL);
+    struct ts_sweep_result r;
+    run(sw, &opt, &r);
+    assert_true(r.interrupted);
+    assert_false(r.found);
+    assert_null(r.top);
+    assert_int_equal(r.progress.n, 3 * opt.batch);
+    assert_int_equal(r.simulated, 3 * opt.batch);
+    assert_true(r.candidates > r.progress.n);
+    ts_sweep_result_free(&r);
+    free(sw);
+}
+
+/* Stop, save, load, resume, stop again, ..., resume to the end; compare with one run. */
+static void stop_and_resume(bool exhaustive, int batch, const long *stops, int legs)
+{
+    struct ts_sweep *sw = load_sweep();
+    struct ts_sweep_options opt = options(1, 0, NULL);
+    opt.exhaustive = exhaustive;
+    opt.batch = batch;
+    struct ts_sweep_result full;
+    run(sw, &opt, &full);
+
+    struct ts_sweep_progress saved;
+    memset(&saved, 0, sizeof saved);
+    struct ts_err err;
+    struct ts_sweep_result r;
+    for (int leg = 0; leg < legs; leg++) {
+        opt = options(leg % 2 ? 1 : 2, stops[leg], leg ? &saved : NULL);
+        opt.exhaustive = exhaustive;
+        opt.batch = batch;
+        run(sw, &opt, &r);
+        ts_sweep_progress_free(&saved);
+        if (stops[leg] == 0)
+            break;
+        assert_true(r.interrupted);
+        assert_int_equal(ts_sweep_progress_write(partial_file, sw, &r.progress, &err), TS_OK);
+        ts_sweep_result_free(&r);
+        int rc = ts_sweep_progress_load(partial_file, sw, &saved, &err);
+        if (rc)
+            print_error("%s\n", err.msg);
+        assert_int_equal(rc, TS_OK);
+    }
+    assert_same_result(&full, &r);
+    ts_sweep_result_free(&r);
+    ts_sweep_result_free(&full);
+    free(sw);
+}
+
+static void resumed_sweep_gives_the_uninterrupted_answer_bit_for_bit(void **state)
+{
+    (void)state;
+    const long stops[] = {1, 2, 2, 0};  /* of about 8 batches, across Monte Carlo rounds */
+    stop_and_resume(false, 2, stops, 4);
+}
+
+static void resumed_exhaustive_sweep_gives_the_uninterrupted_answer(void **state)
+{
+    (void)state;
+    const long stops[] = {5, 9, 0};     /* of 26 batches */
+    stop_and_resume(true, 64, stops, 3);
+}
+
+static void partial_file_holds_outcomes_exactly(void **state)
+{
+    (void)state;
+    struct ts_sweep *sw = load_sweep();
+    struct ts_sweep_options opt = options(2, 3, NULL);
+    struct ts_sweep_result r;
+    run(sw, &opt, &r);
+    assert_true(r.interrupted);
+    struct ts_err err;
+    assert_int_equal(ts_sweep_progress_write(partial_file, sw, &r.progress, &err), TS_OK);
+    /* Written through a temporary name: nothing but the file itself is left. */
+    char tmp[1100];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", partial_file, (long)getpid());
+    assert_false(ts_file_exists(tmp));
+    char *text;
+    assert_int_equal(ts_file_read(partial_file, &text, NULL, &err), TS_OK);
+    assert_non_null(strstr(text, "\"trainsim_partial_sweep\": 1"));
+    free(text);
+    struct ts_sweep_progress back;
+    assert_int_equal(ts_sweep_progress_load(partial_file, sw, &back, &err), TS_OK);
+    assert_int_equal(back.n, r.progress.n);
+    assert_int_equal(back.rejected_deadline_p, r.progress.rejected_deadline_p);
+    int np = sw->n_pricing;
+    for (long j = 0; j < back.n; j++) {
+        assert_int_equal(back.layout[j], r.progress.layout[j]);
+        for (int q = 0; q < np; q++) {
+            assert_same_outcome(&back.outcomes[j * np + q], &r.progress.outcomes[j * np + q]);
+            assert_int_equal(back.mc_failed[j * np + q], r.progress.mc_failed[j * np + q]);
+        }
+    }
+    ts_sweep_progress_free(&back);
+    ts_sweep_result_free(&r);
+    free(sw);
+}
+
+static void partial_file_of_a_changed_sweep_is_refused(void **state)
+{
+    (void)state;
+    struct ts_sweep *sw = load_sweep();
+    struct ts_sweep_options opt = options(2, 1, NULL);
+    struct ts_sweep_result r;
+    run(sw, &opt, &r);
+    struct ts_err err;
+    assert_int_equal(ts_sweep_progress_write(partial_file, sw, &r.progress, &err), TS_OK);
+    ts_sweep_result_free(&r);
+    sw->fingerprint ^= 1;     /* as if one byte of the file had changed */
+    struct ts_sweep_progress back;
+    int rc = ts_sweep_progress_load(partial_file, sw, &back, &err);
+    assert_input_error(rc, &err, "the sweep changed since it was interrupted");
+    free(sw);
+}
+
+static void partial_file_for_other_layouts_is_refused(void **state)
+{
+    (void)state;
+    struct ts_sweep *sw = load_sweep();
+    struct ts_sweep_options opt = options(2, 1, NULL);
+    struct ts_sweep_result r;
+    run(sw, &opt, &r);
+    assert_true(r.interrupted);
+    /* Same file, but the layouts enumerate differently (another catalogue or version). */
+    r.progress.layout[0] = r.progress.layout[0] + 1;
+    opt = options(2, 0, &r.progress);
+    struct ts_sweep_result again;
+    struct ts_err err;
+    int rc = ts_sweep_run(sw, &opt, &again, &err);
+    assert_input_error(rc, &err, "do not match this sweep's layouts");
+    ts_sweep_result_free(&again);
+    ts_sweep_result_free(&r);
+    free(sw);
+}
+
+static void malformed_partial_file_is_an_input_error(void **state)
+{
+    (void)state;
+    struct ts_sweep *sw = load_sweep();
+    struct ts_err err;
+    struct ts_sweep_progress back;
+    const char *bad[] = {
+        "{}",
+        "{\"trainsim_partial_sweep\": 2}",
+        "[1, 2]",
+        "{\"trainsim_partial_sweep\": 1, \"fingerprint\": \"x\"}",
+    };
+    for (size_t i = 0; i < TS_ARRAY_LEN(bad); i++) {
+        assert_int_equal(ts_file_write_atomic(partial_file, bad[i], strlen(bad[i]), &err), TS_OK);
+        int rc = ts_sweep_progress_load(partial_file, sw, &back, &err);
+        assert_int_equal(rc, TS_ERR_INPUT);
+        assert_non_null(strstr(err.msg, partial_file));
+    }
+    char good[256];
+    snprintf(good, sizeof good, "{\"trainsim_partial_sweep\": 1, \"fingerprint\": \"%016llx\", "
+             "\"rejected_deadline_probability\": 0, \"evaluated\": [{\"layout\": 1}]}",
+             (unsigned long long)sw->fingerprint);
+    assert_int_equal(ts_file_write_atomic(partial_file, good, strlen(good), &err), TS_OK);
+    assert_input_error(ts_sweep_progress_load(partial_file, sw, &back, &err), &err,
+                       "evaluated[0]: malformed entry");
+    free(sw);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(resume_test_sweep_takes_many_batches_and_replaces_finalists),
+        cmocka_unit_test(stopped_sweep_keeps_whole_batches_and_no_answer),
+        cmocka_unit_test(resumed_sweep_gives_the_uninterrupted_answer_bit_for_bit),
+        cmocka_unit_test(resumed_exhaustive_sweep_gives_the_uninterrupted_answer),
+        cmocka_unit_test(partial_file_holds_outcomes_exactly),
+        cmocka_unit_test(partial_file_of_a_changed_sweep_is_refused),
+        cmocka_unit_test(partial_file_for_other_layouts_is_refused),
+        cmocka_unit_test(malformed_partial_file_is_an_input_error),
+    };
+    return cmocka_run_group_tests(tests, setup, teardown);
+}
