@@ -469,11 +469,18 @@ static void short_calibration_should_give_a_valid_rising_curve(void **state)
      * dips far below the bins before it. A CPU's curve is nearly flat above ~64^3 (its
      * "kernel launch" is a function call), so timing noise and cache steps decide the order
      * of neighbouring bins; only wild swings would mean a broken measurement. */
-    assert_true(c->efficiency[c->n - 1] >= 0.3);
-    double best = c->efficiency[0];
-    for (int i = 1; i < c->n; i++) {
-        assert_true(c->efficiency[i] > 0.2 * best);
-        best = fmax(best, c->efficiency[i]);
+    if (r->cpu_share >= TS_CALIBRATE_BUSY_SHARE) {
+        assert_true(c->efficiency[c->n - 1] >= 0.3);
+        double best = c->efficiency[0];
+        for (int i = 1; i < c->n; i++) {
+            assert_true(c->efficiency[i] > 0.2 * best);
+            best = fmax(best, c->efficiency[i]);
+        }
+    } else {
+        /* While other work held the cores, each shape got a different slice of them: the
+         * curve's shape says nothing about the host, only its validity is judged. */
+        print_message("  host stayed busy (CPU share %.2f): curve shape not judged\n",
+                      r->cpu_share);
     }
     /* It writes a file that loads. */
     cJSON *doc = ts_calibrate_accel_json(r, "host-test");

@@ -81,20 +81,6 @@ struct options {
     enum ts_format format;
 };
 
-static int parse_int(const char *opt, const char *v, int lo, int hi, int *out)
-{
-    char *end;
-    errno = 0;
-    long x = strtol(v, &end, 10);
-    if (errno || end == v || *end || x < lo || x > hi) {
-        fprintf(stderr, "trainsim calibrate: %s: \"%s\" is not an integer in [%d, %d]\n", opt, v,
-                lo, hi);
-        return -1;
-    }
-    *out = (int)x;
-    return 0;
-}
-
 static int parse_options(int argc, char **argv, struct options *o)
 {
     memset(o, 0, sizeof *o);
@@ -115,22 +101,22 @@ static int parse_options(int argc, char **argv, struct options *o)
         else if (v && strcmp(a, "--accel") == 0)
             o->accel = argv[++i];
         else if (v && strcmp(a, "--tp") == 0) {
-            if (parse_int(a, argv[++i], 1, 1 << 16, &o->tp))
+            if (ts_cli_parse_int("calibrate", a, argv[++i], 1, 1 << 16, &o->tp))
                 return -1;
             o->has_layer_opts = true;
         } else if (v && strcmp(a, "--microbatch") == 0) {
-            if (parse_int(a, argv[++i], 1, 1 << 16, &o->microbatch))
+            if (ts_cli_parse_int("calibrate", a, argv[++i], 1, 1 << 16, &o->microbatch))
                 return -1;
             o->has_layer_opts = true;
         } else if (v && strcmp(a, "--seq") == 0) {
-            if (parse_int(a, argv[++i], 1, 1 << 24, &o->seq))
+            if (ts_cli_parse_int("calibrate", a, argv[++i], 1, 1 << 24, &o->seq))
                 return -1;
             o->has_layer_opts = true;
         } else if (v && strcmp(a, "--threads") == 0) {
-            if (parse_int(a, argv[++i], 1, 4096, &o->threads))
+            if (ts_cli_parse_int("calibrate", a, argv[++i], 1, 4096, &o->threads))
                 return -1;
         } else if (v && strcmp(a, "--max-dim") == 0) {
-            if (parse_int(a, argv[++i], 0, 65536, &o->max_dim))
+            if (ts_cli_parse_int("calibrate", a, argv[++i], 0, 65536, &o->max_dim))
                 return -1;
         } else if (v && strcmp(a, "--seconds") == 0) {
             char *end;

@@ -6,6 +6,8 @@
 #ifndef TS_CLI_H
 #define TS_CLI_H
 
+#include <stdbool.h>
+#include <stddef.h>
 #include <stdio.h>
 
 #include "report/report.h"
@@ -32,5 +34,22 @@ enum ts_format ts_cli_default_format(void);
 
 /* Write buf to stdout (or a file when path is not NULL, atomically). Returns an exit code. */
 int ts_cli_emit(const struct ts_buf *buf, const char *path);
+
+/* "--opt N": a whole number in [lo, hi]. Prints "trainsim CMD: OPT: ..." and returns -1 if
+ * not. */
+int ts_cli_parse_long(const char *cmd, const char *opt, const char *value, long lo, long hi,
+                      long *out);
+int ts_cli_parse_int(const char *cmd, const char *opt, const char *value, int lo, int hi, int *out);
+
+/* An argument that is not a known option: the subcommand's one FILE (what: "job", "sweep").
+ * Prints why and returns -1 for an unknown option or a second file. */
+int ts_cli_positional(const char *cmd, const char *what, const char *arg, const char **file);
+
+/* Prints "missing FILE" and returns -1 when no FILE was given. */
+int ts_cli_need_file(const char *cmd, const char *file);
+
+/* A file named after another: path (or, with base_only, its last component) without a
+ * trailing ".json", plus suffix. out is "" if it does not fit. */
+void ts_cli_derived_path(const char *path, bool base_only, const char *suffix, char *out, size_t n);
 
 #endif

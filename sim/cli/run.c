@@ -43,39 +43,6 @@ void ts_cli_run_help(FILE *f)
             "  trainsim run configs/gpt3-175b-a100.json --trace iteration.json\n");
 }
 
-int ts_cli_parse_format(const char *value, enum ts_format *out)
-{
-    for (int i = 0; i < TS_FORMAT_COUNT; i++)
-        if (strcmp(value, ts_format_names[i]) == 0) {
-            *out = (enum ts_format)i;
-            return 0;
-        }
-    fprintf(stderr, "trainsim: --format: \"%s\" is not one of table, json, csv\n", value);
-    return -1;
-}
-
-enum ts_format ts_cli_default_format(void)
-{
-    return isatty(STDOUT_FILENO) ? TS_FORMAT_TABLE : TS_FORMAT_JSON;
-}
-
-int ts_cli_emit(const struct ts_buf *buf, const char *path)
-{
-    if (path) {
-        struct ts_err err;
-        if (ts_file_write_atomic(path, buf->data, buf->len, &err)) {
-            fprintf(stderr, "trainsim: %s\n", err.msg);
-            return err.status;
-        }
-        return TS_OK;
-    }
-    if (fwrite(buf->data, 1, buf->len, stdout) != buf->len || fflush(stdout) != 0) {
-        fprintf(stderr, "trainsim: cannot write to standard output\n");
-        return TS_ERR_RUNTIME;
-    }
-    return TS_OK;
-}
-
 /* Load and validate a job file. */
 static int load_job(const char *file, struct ts_job *job, struct ts_err *err)
 {
@@ -105,21 +72,15 @@ int ts_cli_run(int argc, char **argv)
             trace_path = argv[++i];
         } else if (strcmp(a, "--run-trace") == 0 && has_value) {
             run_trace_path = argv[++i];
-        } else if ((strcmp(a, "--replications") == 0 || strcmp(a, "--seed") == 0 ||
-                    strcmp(a, "--threads") == 0) && has_value) {
-            char *end;
-            long v = strtol(argv[++i], &end, 10);
-            long hi = a[2] == 's' ? 9007199254740991L : a[2] == 'r' ? 1000000L : 4096L;
-            if (*end || v < (a[2] == 's' ? 0 : 1) || v > hi) {
-                fprintf(stderr, "trainsim run: %s: \"%s\" is not a whole number in range\n", a, argv[i]);
+        } else if (strcmp(a, "--replications") == 0 && has_value) {
+            if (ts_cli_parse_long("run", a, argv[++i], 1, 1000000, &replications))
                 return TS_ERR_INPUT;
-            }
-            if (a[2] == 'r')
-                replications = v;
-            else if (a[2] == 's')
-                seed = v;
-            else
-                threads = v;
+        } else if (strcmp(a, "--seed") == 0 && has_value) {
+            if (ts_cli_parse_long("run", a, argv[++i], 0, 9007199254740991L, &seed))
+                return TS_ERR_INPUT;
+        } else if (strcmp(a, "--threads") == 0 && has_value) {
+            if (ts_cli_parse_long("run", a, argv[++i], 1, 4096, &threads))
+                return TS_ERR_INPUT;
         } else if (strcmp(a, "--method") == 0 && has_value) {
             const char *mv = argv[++i];
             if (strcmp(mv, "discrete-event") == 0 || strcmp(mv, "discrete_event") == 0)
@@ -130,29 +91,18 @@ int ts_cli_run(int argc, char **argv)
                 fprintf(stderr, "trainsim run: --method: \"%s\" is not discrete-event or closed-form\n", mv);
                 return TS_ERR_INPUT;
             }
-        } else if (a[0] == '-' && a[1] != '\0') {
-            fprintf(stderr, "trainsim run: unknown option or missing value: %s (see trainsim run --help)\n", a);
-            return TS_ERR_INPUT;
-        } else if (!file) {
-            file = a;
-        } else {
-            fprintf(stderr, "trainsim run: one job file at a time (got \"%s\" and \"%s\")\n", file, a);
+        } else if (ts_cli_positional("run", "job", a, &file)) {
             return TS_ERR_INPUT;
         }
     }
-    if (!file) {
-        fprintf(stderr, "trainsim run: missing FILE (see trainsim run --help)\n");
+    if (ts_cli_need_file("run", file))
         return TS_ERR_INPUT;
-    }
     /* With a reliability section, --trace OUT.json also writes the run timeline to
      * OUT.run.json (unless --run-trace names a file). */
     char run_trace_buf[4096];
     if (trace_path && !run_trace_path) {
-        size_t len = strlen(trace_path);
-        const char *ext = len > 5 && strcmp(trace_path + len - 5, ".json") == 0 ? trace_path + len - 5 : NULL;
-        int w = ext ? snprintf(run_trace_buf, sizeof run_trace_buf, "%.*s.run.json", (int)(ext - trace_path), trace_path)
-                    : snprintf(run_trace_buf, sizeof run_trace_buf, "%s.run.json", trace_path);
-        if (w > 0 && (size_t)w < sizeof run_trace_buf)
+        ts_cli_derived_path(trace_path, false, ".run.json", run_trace_buf, sizeof run_trace_buf);
+        if (run_trace_buf[0])
             run_trace_path = run_trace_buf;
     }
     bool run_trace_implicit = run_trace_path == run_trace_buf;

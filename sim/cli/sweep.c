@@ -60,17 +60,6 @@ static void on_sigint(int sig)
     stop_flag = 1;     /* SA_RESETHAND: a second Ctrl-C takes the default action */
 }
 
-/* Default partial file: the sweep file's base name without ".json", plus ".partial.json". */
-static void default_partial(const char *file, char *out, size_t n)
-{
-    const char *base = strrchr(file, '/');
-    base = base ? base + 1 : file;
-    size_t len = strlen(base);
-    if (len > 5 && strcmp(base + len - 5, ".json") == 0)
-        len -= 5;
-    snprintf(out, n, "%.*s.partial.json", (int)len, base);
-}
-
 int ts_cli_sweep(int argc, char **argv)
 {
     const char *file = NULL, *csv = NULL, *partial = NULL, *resume = NULL;
@@ -91,35 +80,22 @@ int ts_cli_sweep(int argc, char **argv)
             partial = argv[++i];
         } else if (strcmp(a, "--resume") == 0 && has_value) {
             resume = argv[++i];
-        } else if ((strcmp(a, "--threads") == 0 || strcmp(a, "--top") == 0) && has_value) {
-            char *end;
-            long v = strtol(argv[++i], &end, 10);
-            if (*end || v < 1 || v > 4096) {
-                fprintf(stderr, "trainsim sweep: %s: \"%s\" is not a whole number from 1 to 4096\n", a, argv[i]);
+        } else if (strcmp(a, "--threads") == 0 && has_value) {
+            if (ts_cli_parse_int("sweep", a, argv[++i], 1, 4096, &opt.threads))
                 return TS_ERR_INPUT;
-            }
-            if (a[2] == 't' && a[3] == 'h')
-                opt.threads = (int)v;
-            else
-                top = (int)v;
+        } else if (strcmp(a, "--top") == 0 && has_value) {
+            if (ts_cli_parse_int("sweep", a, argv[++i], 1, 4096, &top))
+                return TS_ERR_INPUT;
         } else if (strcmp(a, "--exhaustive") == 0) {
             opt.exhaustive = true;
         } else if (strcmp(a, "--no-progress") == 0) {
             opt.progress = false;
-        } else if (a[0] == '-' && a[1] != '\0') {
-            fprintf(stderr, "trainsim sweep: unknown option or missing value: %s (see trainsim sweep --help)\n", a);
-            return TS_ERR_INPUT;
-        } else if (!file) {
-            file = a;
-        } else {
-            fprintf(stderr, "trainsim sweep: one sweep file at a time (got \"%s\" and \"%s\")\n", file, a);
+        } else if (ts_cli_positional("sweep", "sweep", a, &file)) {
             return TS_ERR_INPUT;
         }
     }
-    if (!file) {
-        fprintf(stderr, "trainsim sweep: missing FILE (see trainsim sweep --help)\n");
+    if (ts_cli_need_file("sweep", file))
         return TS_ERR_INPUT;
-    }
     opt.csv_path = csv;
 
     struct ts_err err;
@@ -145,7 +121,7 @@ int ts_cli_sweep(int argc, char **argv)
     }
     char partial_buf[1024];
     if (!partial) {
-        default_partial(file, partial_buf, sizeof partial_buf);
+        ts_cli_derived_path(file, true, ".partial.json", partial_buf, sizeof partial_buf);
         partial = partial_buf;
     }
     const char *after = getenv("TRAINSIM_TEST_STOP_AFTER_BATCHES");

@@ -260,23 +260,24 @@ static bool job_small(const struct ts_job *job, struct ts_eval_scratch *s)
 }
 
 /* Evaluate a validated job as `trainsim run` does and check every result. */
-static struct ts_eval_scratch s;     // reused, as the sweep's workers reuse theirs
+static struct ts_eval_scratch scratch;     // reused, as the sweep's workers reuse theirs
 
 static void free_scratch(void)
 {
-    ts_eval_scratch_free(&s);
+    ts_eval_scratch_free(&scratch);
 }
 
 static void eval_job(struct ts_job *job)
 {
     static bool ready;
     if (!ready) {
-        if (ts_eval_scratch_init(&s))
+        if (ts_eval_scratch_init(&scratch))
             fail("out of memory");
         atexit(free_scratch);
         ready = true;
     }
-    if (!job_small(job, &s))
+    struct ts_eval_scratch *const s = &scratch;
+    if (!job_small(job, s))
         return;
     int p = job->parallel.pp;
     double *arrays = ts_xcalloc(4 * (size_t)p, sizeof *arrays);
@@ -285,13 +286,13 @@ static void eval_job(struct ts_job *job)
     struct ts_trace trace;
     ts_trace_init(&trace);
     struct ts_iteration it, cf;
-    ts_step_evaluate(job, TS_METHOD_CLOSED_FORM, &s, &cf, NULL, NULL);
+    ts_step_evaluate(job, TS_METHOD_CLOSED_FORM, s, &cf, NULL, NULL);
     check_iteration(job, &cf);
-    ts_step_evaluate(job, TS_METHOD_DISCRETE_EVENT, &s, &it, &stages, &trace);
+    ts_step_evaluate(job, TS_METHOD_DISCRETE_EVENT, s, &it, &stages, &trace);
     check_iteration(job, &it);
     for (int k = 0; k < p; k++) {
         struct ts_memory m;
-        ts_memory_stage(job, &s.compute, k, &m);
+        ts_memory_stage(job, &s->compute, k, &m);
         stage_mem[k] = m.total_bytes;
         check_nonneg("stage memory", m.total_bytes);
         check_nonneg("stage busy", stages.busy_s[k]);
@@ -303,7 +304,7 @@ static void eval_job(struct ts_job *job)
     struct ts_cost_result cost;
     bool have_run = false, have_cost = false;
     double samples[MAX_REPLICATIONS];
-    double ckpt = ts_compute_checkpoint_bytes(job, &s.compute);
+    double ckpt = ts_compute_checkpoint_bytes(job, &s->compute);
     check_nonneg("checkpoint bytes", ckpt);
     struct ts_run_timeline timeline = {0};
     if (job->has_reliability && job->has_training) {
