@@ -157,7 +157,7 @@ bad bad_prob 's/"deadline": "20 d"/"min_tokens_per_s": 1e6, "probability": 0.9/'
 bad bad_system 's/"by_system": {"dgx-h100"/"by_system": {"dgx-b200"/' \
     "cost.by_system.dgx-b200: not one of the sweep's systems"
 bad bad_price 's/"pricing": \["on_demand", "spot"\]/"pricing": ["on_demand", "reserved"]/' \
-    'cost.gpu_hour: no reserved price for system dgx-a100-80g'
+    'pricing: no system has a reserved price'
 bad bad_tp 's/"tp": \[1, 2, 4, 8\]/"tp": [1, 2, 2]/' 'parallel.tp[2]: value 2 appears twice'
 bad bad_sched 's/"schedule": "auto"/"schedule": "zigzag"/' 'parallel.schedule: "zigzag" is not one of'
 bad bad_json 's/"top": 5/"top": 5,,/' ''

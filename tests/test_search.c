@@ -908,6 +908,65 @@ static void divisibility_rejections_are_counted_by_hand(void **state)
  * (bf16 weights 2, fp32 gradients 4, fp32 master weights and Adam moments 12) = 159 GB per
  * GPU before activations, more than an A100's 80 GiB, on 1 node (dp 1) as on 8 (dp 8);
  * tp 8 x pp 8 on 8 nodes splits the model 64 ways (20 GB) and fits. */
+/* A listed pricing a system has no price for (spot exists for some instance types only) is
+ * not offered there: never simulated, ranked or counted. The mixed sweep must count exactly
+ * what its two offered halves count (both systems on demand, the H100 on spot), and no
+ * A100 spot configuration may appear among its answers. */
+#define OFFERED_SWEEP(systems, pricing) \
+    "{\"model\": \"megatron-1.7b\", \"tokens\": \"2B\", \"global_batch\": 64," \
+    " \"systems\": " systems ", \"nodes\": [1, 2], \"pricing\": " pricing "," \
+    " \"parallel\": {\"tp\": [1, 2, 4, 8], \"pp\": [1, 2], \"cp\": 1, \"microbatch\": [1, 2], \"zero\": [0, 1]," \
+    "              \"recompute\": \"none\", \"schedule\": \"1f1b\"}," \
+    " \"reliability\": {\"replications\": 20}," \
+    " \"cost\": {\"gpu_hour\": {\"on_demand\": 4.0}," \
+    "          \"by_system\": {\"dgx-h100\": {\"gpu_hour\": {\"on_demand\": 8.0, \"spot\": 2.0}}}}," \
+    " \"constraint\": {\"min_tokens_per_s\": 1e4}, \"objective\": \"cost\", \"top\": 30}"
+
+static void a_pricing_without_a_price_is_not_offered_on_that_system(void **state)
+{
+    (void)state;
+    struct ts_sweep *mixed = sweep_from_text(OFFERED_SWEEP("[\"dgx-a100-80g\", \"dgx-h100\"]",
+                                                           "[\"on_demand\", \"spot\"]"));
+    struct ts_sweep *od = sweep_from_text(OFFERED_SWEEP("[\"dgx-a100-80g\", \"dgx-h100\"]", "[\"on_demand\"]"));
+    struct ts_sweep *spot = sweep_from_text(OFFERED_SWEEP("[\"dgx-h100\"]", "[\"spot\"]"));
+    assert_false(mixed->offered[0][TS_PRICING_SPOT]);
+    assert_true(mixed->offered[1][TS_PRICING_SPOT]);
+    /* A system offered at none of the listed pricings is a mistake in the file. */
+    struct ts_sweep *none = ts_xmalloc(sizeof *none);
+    struct ts_err err;
+    int rc = sweep_parse_text(OFFERED_SWEEP("[\"dgx-a100-80g\", \"dgx-h100\"]", "[\"spot\"]"), none, &err);
+    assert_input_error(rc, &err, "cost.gpu_hour: system dgx-a100-80g has no price for any listed pricing");
+    free(none);
+    struct ts_sweep_result m, a, b;
+    sweep_run(mixed, 1, true, 0, NULL, &m);
+    sweep_run(od, 1, true, 0, NULL, &a);
+    sweep_run(spot, 1, true, 0, NULL, &b);
+    assert_int_equal(m.evaluated, a.evaluated + b.evaluated);
+    assert_int_equal(m.feasible, a.feasible + b.feasible);
+    for (int r = TS_REJECT_MEMORY; r < TS_REJECT_COUNT; r++)
+        if (r != TS_REJECT_DEADLINE_P)
+            assert_int_equal(m.rejected[r], a.rejected[r] + b.rejected[r]);
+    assert_true(m.found && m.n_top > 0 && m.n_pareto > 0);
+    int spot_seen = 0;
+    for (int i = 0; i < m.n_top; i++) {
+        assert_false(m.top[i].pricing == TS_PRICING_SPOT && m.top[i].layout.system == 0);
+        assert_true(isfinite(m.top[i].cost_usd) && m.top[i].cost_usd > 0);
+        spot_seen += m.top[i].pricing == TS_PRICING_SPOT;
+    }
+    for (int i = 0; i < m.n_pareto; i++)
+        assert_false(m.pareto[i].pricing == TS_PRICING_SPOT && m.pareto[i].layout.system == 0);
+    /* H100 spot at $2 undercuts every on-demand price: it is offered and it wins. */
+    assert_true(spot_seen > 0);
+    assert_int_equal(m.top[0].pricing, TS_PRICING_SPOT);
+    assert_int_equal(m.top[0].layout.system, 1);
+    ts_sweep_result_free(&m);
+    ts_sweep_result_free(&a);
+    ts_sweep_result_free(&b);
+    free(mixed);
+    free(od);
+    free(spot);
+}
+
 static void layouts_that_do_not_fit_are_rejected_for_memory(void **state)
 {
     (void)state;
@@ -1069,7 +1128,7 @@ static void bad_sweep_keys_are_rejected_with_file_and_json_path(void **state)
          "tests/sweep.json: cost.by_system.dgx-b200: not one of the sweep's systems"},
         {"cost.by_system", "[]", "tests/sweep.json: cost.by_system"},
         {"pricing", "[\"on_demand\", \"reserved\"]",
-         "tests/sweep.json: cost.gpu_hour: no reserved price for system dgx-a100-80g"},
+         "tests/sweep.json: pricing: no system has a reserved price"},
         {"objective", "\"speed\"", "tests/sweep.json: objective"},
         {"top", "0", "tests/sweep.json: top"},
     };
@@ -1273,6 +1332,7 @@ int main(void)
         cmocka_unit_test(unreachable_throughput_reports_the_closest_throughput),
         cmocka_unit_test(deadline_just_below_the_fastest_time_names_the_fastest_configuration),
         cmocka_unit_test(divisibility_rejections_are_counted_by_hand),
+        cmocka_unit_test(a_pricing_without_a_price_is_not_offered_on_that_system),
         cmocka_unit_test(layouts_that_do_not_fit_are_rejected_for_memory),
         cmocka_unit_test(probability_sweep_has_every_kind_of_rejection_but_divisibility),
         cmocka_unit_test(base_sweep_parses),

@@ -36,6 +36,8 @@ set style fill transparent solid 0.18 noborder
 set grid
 do for [i = 1:ntables] {
     lo = value("lo".i); hi = value("hi".i)
+    # Labels go right of the points in the lower half of the range, left of them above it.
+    mid = value("log".i) ? sqrt(lo * hi) : (lo + hi) / 2
     unset logscale
     if (value("log".i)) { set logscale xy }
     set xrange [lo:hi]; set yrange [lo:hi]
@@ -47,6 +49,7 @@ do for [i = 1:ntables] {
     plot '+' using 1:($1 * 0.9):($1 * 1.1) with filledcurves lc rgb "#4daf4a" title "+-10%", \
          x with lines lc black dt 2 title "y = x", \
          sprintf("%s/parity-%d.dat", out, i - 1) using 1:2 with points pt 7 ps 1.1 lc i title "rows", \
-         '' using 1:2:3 with labels offset 0.8, -0.6 left font ",8" notitle
+         '' using 1:($1 <= mid ? $2 : NaN):3 with labels offset 0.8, -0.6 left font ",8" notitle, \
+         '' using 1:($1 > mid ? $2 : NaN):3 with labels offset -0.8, 0.6 right font ",8" notitle
 }
 unset multiplot

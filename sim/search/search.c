@@ -346,6 +346,15 @@ static double objective_of(const struct ts_sweep *sw, double time_s, double cost
     return sw->objective == TS_OBJECTIVE_COST ? cost_usd : time_s;
 }
 
+/* How many of the listed pricing models the layout's system is offered at. */
+static int n_offered(const struct ts_sweep *sw, const struct ts_layout *l)
+{
+    int n = 0;
+    for (int i = 0; i < sw->n_pricing; i++)
+        n += sw->offered[l->system][sw->pricing[i]];
+    return n;
+}
+
 static void screen(const struct ts_sweep *sw, struct worker *w, const struct ts_layout *l,
                    struct bound *b)
 {
@@ -386,6 +395,8 @@ static void screen(const struct ts_sweep *sw, struct worker *w, const struct ts_
     }
     bool any = false;
     for (int i = 0; i < sw->n_pricing; i++) {
+        if (!sw->offered[l->system][sw->pricing[i]])
+            continue;
         job_patch(sw, l, sw->pricing[i], job, &w->current_system);
         double t, c;
         struct ts_err err;
@@ -420,8 +431,13 @@ static void evaluate(const struct ts_sweep *sw, struct worker *w, const struct t
         o->tokens_per_s = it.tokens_per_s;
         o->mfu = it.mfu;
         o->memory_bytes = it.memory.total_bytes;
-        job_patch(sw, l, sw->pricing[i], &w->job, &w->current_system);
         struct ts_err err;
+        if (!sw->offered[l->system][sw->pricing[i]]) {
+            o->time_s = o->cost_usd = o->objective = INFINITY;
+            o->meets = false;
+            continue;
+        }
+        job_patch(sw, l, sw->pricing[i], &w->job, &w->current_system);
         if (price(&w->job, &w->scratch.compute, &it, &o->time_s, &o->cost_usd, &err) != TS_OK) {
             o->time_s = o->cost_usd = o->objective = INFINITY;
             o->meets = false;
@@ -730,6 +746,8 @@ static int csv_write(const struct ts_sweep *sw, const char *path, const struct t
         const char *status = sim ? "simulated" : bd->reject ? ts_reject_names[bd->reject]
                                                              : ts_reject_names[TS_REJECT_PRUNED];
         for (int p = 0; p < (sim ? np : 1); p++) {
+            if (sim && !sw->offered[l->system][sw->pricing[p]])
+                continue;
             ts_buf_printf(&b, "%s,%d,%d,%d,%d,%d,%d,%d,%d,%s,%d,%d,%s,%d,%d,%s,%.3f,%.6g,%.6g,",
                           sys->name, l->nodes, gpus, l->global_batch, l->tp, l->pp,
                           gpus / (l->tp * l->cp * l->pp), l->cp, l->microbatch,
@@ -846,7 +864,7 @@ int ts_sweep_run(const struct ts_sweep *sw, const struct ts_sweep_options *opt,
     for (long i = 0; i < n; i++) {
         cand_of_layout[i] = -1;
         if (bounds[i].reject) {
-            out->rejected[bounds[i].reject] += np;
+            out->rejected[bounds[i].reject] += n_offered(sw, &L.v[i]);
             if (bounds[i].reject == TS_REJECT_CONSTRAINT &&
                 (best_miss < 0 || bounds[i].tokens_per_s > bounds[best_miss].tokens_per_s))
                 best_miss = i;
@@ -859,7 +877,9 @@ int ts_sweep_run(const struct ts_sweep *sw, const struct ts_sweep_options *opt,
     qsort(cands, (size_t)nc, sizeof *cands, cmp_cand);
     for (long c = 0; c < nc; c++)
         cand_of_layout[cands[c].layout] = c;
-    out->evaluated = (out->enumerated - rej_div) * np;
+    out->evaluated = 0;
+    for (long i = 0; i < n; i++)
+        out->evaluated += n_offered(sw, &L.v[i]);
 
     struct bnb s = {sw, L.v, cands, nc, ts_xcalloc((size_t)(nc ? nc : 1) * np, sizeof(struct ts_outcome)),
                     ts_xcalloc((size_t)(nc ? nc : 1), 1), ts_xcalloc((size_t)(nc ? nc : 1) * np, 1), 0, 0, false};
@@ -942,7 +962,9 @@ int ts_sweep_run(const struct ts_sweep *sw, const struct ts_sweep_options *opt,
         out->found = top > 0;
         /* Feasible: fits in memory and is not excluded by the constraint at its bound (the
          * screening is exhaustive, so the count does not depend on pruning). */
-        out->feasible = nc * np;
+        out->feasible = 0;
+        for (long c = 0; c < nc; c++)
+            out->feasible += n_offered(sw, &L.v[cands[c].layout]);
     }
 
     /* Pareto front of the meeting outcomes (analytic expected cost and time), by time. */
@@ -988,7 +1010,10 @@ int ts_sweep_run(const struct ts_sweep *sw, const struct ts_sweep_options *opt,
         } else if (best_miss >= 0) {
             struct ts_outcome o[TS_PRICING_COUNT];
             evaluate(sw, &workers[0], &L.v[best_miss], o);
-            out->closest = o[0];
+            int p = 0;
+            while (p + 1 < np && !sw->offered[L.v[best_miss].system][sw->pricing[p]])
+                p++;
+            out->closest = o[p];
             out->has_closest = true;
         }
     } else {
@@ -1002,7 +1027,7 @@ int ts_sweep_run(const struct ts_sweep *sw, const struct ts_sweep_options *opt,
     out->rejected[TS_REJECT_PRUNED] = 0;
     for (long i = 0; i < nc; i++)
         if (!s.evaluated[i])
-            out->rejected[TS_REJECT_PRUNED] += np;
+            out->rejected[TS_REJECT_PRUNED] += n_offered(sw, &L.v[cands[i].layout]);
 
 done:
     free(rank);

@@ -79,6 +79,10 @@ struct ts_sweep {
     struct ts_reliability reliability;
     bool has_cost;
     struct ts_cost_config cost[TS_SWEEP_SYSTEMS_MAX]; // per system (base + by_system overrides)
+    /* offered[s][pricing]: the system has a price at that pricing model (always true without a
+     * cost section). A listed pricing a system has no price for is not offered there: those
+     * configurations are not counted, simulated or reported. */
+    bool offered[TS_SWEEP_SYSTEMS_MAX][TS_PRICING_COUNT];
     /* constraint */
     double min_tokens_per_s;                // 0 = none
     double deadline_s;                      // 0 = none

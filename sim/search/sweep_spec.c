@@ -404,18 +404,32 @@ int ts_sweep_parse(const struct ts_jnode *root, struct ts_sweep *sw, struct ts_e
     }
     if (ts_jnode_child(root, "cost", &c) && (rc = parse_cost(&c, sw, err)))
         return rc;
-    bool spot = false;
-    for (int i = 0; i < sw->n_pricing; i++)
-        spot |= sw->pricing[i] == TS_PRICING_SPOT;
-    if (sw->has_cost)
+    /* A pricing a system has no price for is not offered there (spot exists for some
+     * instance types only); every system needs one listed pricing it offers, and every listed
+     * pricing one system that offers it, else the file names something that cannot be bought. */
+    for (int s = 0; s < sw->n_systems; s++)
+        for (int i = 0; i < sw->n_pricing; i++) {
+            enum ts_pricing pr = sw->pricing[i];
+            sw->offered[s][pr] = !sw->has_cost || sw->cost[s].gpu_hour[pr] > 0 || sw->cost[s].node_hour[pr] > 0;
+        }
+    for (int s = 0; s < sw->n_systems; s++) {
+        bool any = false;
+        for (int i = 0; i < sw->n_pricing; i++)
+            any |= sw->offered[s][sw->pricing[i]];
+        if (!any)
+            return ts_err_at(err, root->file, "cost.gpu_hour",
+                             "system %s has no price for any listed pricing (give cost.gpu_hour, or "
+                             "per system in cost.by_system.%s)", sw->systems[s].name, sw->systems[s].name);
+    }
+    for (int i = 0; i < sw->n_pricing; i++) {
+        bool any = false;
         for (int s = 0; s < sw->n_systems; s++)
-            for (int i = 0; i < sw->n_pricing; i++)
-                if (sw->cost[s].gpu_hour[sw->pricing[i]] <= 0 && sw->cost[s].node_hour[sw->pricing[i]] <= 0)
-                    return ts_err_at(err, root->file, "cost.gpu_hour",
-                                     "no %s price for system %s (give cost.gpu_hour.%s, or per system "
-                                     "in cost.by_system.%s)", ts_pricing_names[sw->pricing[i]],
-                                     sw->systems[s].name, ts_pricing_names[sw->pricing[i]], sw->systems[s].name);
-    (void)spot;
+            any |= sw->offered[s][sw->pricing[i]];
+        if (!any)
+            return ts_err_at(err, root->file, "pricing", "no system has a %s price (give "
+                             "cost.gpu_hour.%s, or per system in cost.by_system)",
+                             ts_pricing_names[sw->pricing[i]], ts_pricing_names[sw->pricing[i]]);
+    }
 
     if (!ts_jnode_child(root, "constraint", &c))
         return ts_err_at(err, root->file, c.path,

@@ -267,7 +267,7 @@ extern const char *const ts_tier_names[TS_TIER_COUNT];        // "hot", "warm", 
 /* Money inputs of a job (the `cost` object). All prices in USD. A month is 730 hours (the
  * average month cloud storage bills by). */
 struct ts_cost_config {
-    char price_source[256];         // where the prices came from (price file name + its date)
+    char price_source[1024];        // where the prices came from (price file name, date, source)
     enum ts_pricing pricing;        // how the job's GPUs are bought
     double gpu_hour[TS_PRICING_COUNT]; // USD per GPU-hour by pricing model (0 = not offered)
     double node_hour[TS_PRICING_COUNT];// USD per node-hour, the alternative way to state a price

@@ -79,8 +79,14 @@ static double cp_exposed(const struct ts_system *sys, const struct ts_group *g, 
 {
     if (steps <= 0 || bytes <= 0)
         return 0.0;
+    /* Each step every rank passes its KV block to the next rank of the ring, all at once: the
+     * step lasts as long as the slowest hop, which crosses the scale-out network when the ring
+     * spans domains (a pair at distance >= the domain size sits in two domains). */
+    long distance = g->stride;
+    if (g->domains > 1 && distance < sys->scale_up.domain_size)
+        distance = sys->scale_up.domain_size;
     struct ts_coll_cost c;
-    ts_comm_p2p(sys, g->stride, bytes / steps, &c);
+    ts_comm_p2p(sys, distance, bytes / steps, &c);
     return steps * fmax(0.0, c.time_s - attn_s / (steps + 1));
 }
 
