@@ -314,9 +314,18 @@ contract huge "${BASE_KEYS[@]}"
 reason=$(json_value "$tmp/huge.out" reason)
 case $reason in \"*memory*\") ;; *) fail "huge: reason is $reason, expected a string about memory" ;; esac
 expect_le huge memory_capacity_bytes memory_per_gpu_bytes
+# A job that does not fit never runs: no Monte Carlo, no bill (the keys are null), no timeline.
+for k in expected_time_to_train_s p90_time_to_train_s goodput failures_expected cost_total cost_breakdown; do
+    [ "$(json_value "$tmp/huge.out" "$k")" = null ] || fail "huge: $k is $(json_value "$tmp/huge.out" "$k"), expected null"
+done
 run huge_table run "$HUGE" --format table
 expect_rc huge_table 0
 [ -s "$tmp/huge_table.out" ] || fail "huge_table: empty output"
+expect_in "$tmp/huge_table.out" "not simulated (the job does not fit in memory)" huge_table
+mkdir -p "$tmp/tr5"
+run huge_trace run "$HUGE" --format json --trace "$tmp/tr5/it.json"
+expect_rc huge_trace 0
+[ "$(listing "$tmp/tr5")" = "it.json " ] || fail "huge_trace: expected only the iteration trace, got: $(listing "$tmp/tr5")"
 
 # ---------------------------------------------------------------- bad job files
 

@@ -150,7 +150,7 @@ int ts_cli_run(int argc, char **argv)
     bool have_run = false, have_cost = false;
     double *samples = NULL;
     int n_samples = 0;
-    if (job->has_reliability) {
+    if (job->has_reliability && it.feasible) {
         if (replications)
             job->reliability.replications = (int)replications;
         if (seed >= 0)
@@ -188,15 +188,16 @@ int ts_cli_run(int argc, char **argv)
             have_run = true;
         }
         free(elastic);
-        if (rc == TS_OK && run_trace_path && ts_report_run_trace_write(run_trace_path, &timeline, job, &err)) {
-            fprintf(stderr, "trainsim: %s\n", err.msg);
-            rc = err.status;
-        }
+    } else if (job->has_reliability) {
+        if (run_trace_path && !run_trace_implicit)
+            fprintf(stderr, "trainsim run: the job does not fit in memory: no run timeline written "
+                    "to %s\n", run_trace_path);
+        run_trace_path = NULL;
     } else if (run_trace_path && !run_trace_implicit) {
         fprintf(stderr, "trainsim run: --run-trace needs a reliability section in the job\n");
         rc = TS_ERR_INPUT;
     }
-    if (rc == TS_OK && job->has_cost) {
+    if (rc == TS_OK && job->has_cost && it.feasible) {
         struct ts_cost_input ci = {job, &it, have_run ? &run : NULL, have_run ? samples : NULL,
                                    have_run ? n_samples : 0,
                                    ts_compute_checkpoint_bytes(job, &scratch.compute)};
@@ -206,6 +207,11 @@ int ts_cli_run(int argc, char **argv)
             have_cost = true;
     }
     if (rc == TS_OK && trace_path && ts_report_trace_write(trace_path, &trace, job, &err)) {
+        fprintf(stderr, "trainsim: %s\n", err.msg);
+        rc = err.status;
+    }
+    if (rc == TS_OK && have_run && run_trace_path &&
+        ts_report_run_trace_write(run_trace_path, &timeline, job, &err)) {
         fprintf(stderr, "trainsim: %s\n", err.msg);
         rc = err.status;
     }

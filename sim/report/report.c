@@ -138,6 +138,17 @@ cJSON *ts_report_run_json(const struct ts_run_output *r)
         run_json(o, r->run);
     if (r->cost)
         cost_json(o, job, r->cost);
+    /* A job that does not fit never runs: its run and bill keys are null, not numbers. */
+    if (!r->run && job->has_reliability && !it->feasible) {
+        static const char *const keys[] = {"expected_time_to_train_s", "p90_time_to_train_s",
+                                           "goodput", "failures_expected"};
+        for (size_t i = 0; i < TS_ARRAY_LEN(keys); i++)
+            cJSON_AddNullToObject(o, keys[i]);
+    }
+    if (!r->cost && job->has_cost && !it->feasible) {
+        cJSON_AddNullToObject(o, "cost_total");
+        cJSON_AddNullToObject(o, "cost_breakdown");
+    }
     cJSON_AddItemToObject(o, "layout", layout_json(job, (int)(job->global_batch /
                                                                (job->parallel.dp * job->parallel.microbatch))));
 
@@ -381,9 +392,15 @@ void ts_report_run_table(const struct ts_run_output *r, struct ts_buf *o)
     ts_buf_printf(o, "  model    %s, %.1f B parameters, %d layers, hidden %d, seq %d\n",
                   job->model.name, it->params / 1e9, job->model.layers, job->model.hidden,
                   job->model.seq_len);
-    ts_buf_printf(o, "  system   %s: %d GPUs (%d nodes x %d %s), %s\n", job->system.name, job->gpus,
-                  job->nodes, job->system.gpus_per_node, job->system.accel.name,
-                  ts_precision_names[job->precision]);
+    const char *gs = job->gpus == 1 ? "" : "s", *ns = job->nodes == 1 ? "" : "s";
+    if (job->gpus == job->nodes * job->system.gpus_per_node)
+        ts_buf_printf(o, "  system   %s: %d GPU%s (%d node%s x %d %s), %s\n", job->system.name,
+                      job->gpus, gs, job->nodes, ns, job->system.gpus_per_node,
+                      job->system.accel.name, ts_precision_names[job->precision]);
+    else
+        ts_buf_printf(o, "  system   %s: %d GPU%s of %d node%s of %d %s, %s\n", job->system.name,
+                      job->gpus, gs, job->nodes, ns, job->system.gpus_per_node,
+                      job->system.accel.name, ts_precision_names[job->precision]);
     ts_buf_printf(o, "  layout   tp %d, pp %d, dp %d, cp %d; microbatch %d x %d per pipeline; %s",
                   p->tp, p->pp, p->dp, p->cp, p->microbatch, micro, ts_schedule_names[p->schedule]);
     if (p->schedule == TS_SCHED_INTERLEAVED)
@@ -410,7 +427,7 @@ void ts_report_run_table(const struct ts_run_output *r, struct ts_buf *o)
         row_s(o, "waiting on pipeline transfers", s->exposed_pp_s, T);
         double idle = T - s->compute_s - s->exposed_tp_s - s->exposed_pp_s - s->exposed_dp_s -
                       s->optimizer_s - s->tail_s;
-        row_s(o, "pipeline bubble", fmax(0.0, idle), T);
+        row_s(o, "pipeline bubble", idle > 1e-9 * T ? idle : 0.0, T);   // rounding is no bubble
         row_s(o, "exposed DP communication", s->exposed_dp_s, T);
         row_s(o, "optimizer step", s->optimizer_s, T);
         row_s(o, "end-of-step communication", s->tail_s, T);
@@ -445,6 +462,9 @@ void ts_report_run_table(const struct ts_run_output *r, struct ts_buf *o)
         run_table(o, r->run);
     if (r->cost)
         cost_table(o, job, r->cost);
+    if (!it->feasible && (job->has_reliability || job->has_cost))
+        ts_buf_printf(o, "\nWhole run%s: not simulated (the job does not fit in memory)\n",
+                      job->has_cost ? " and bill" : "");
 }
 
 /* ---------------------------------------------------------------- Chrome trace */
