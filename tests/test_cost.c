@@ -698,6 +698,7 @@ static double crossover_bill(double node_preemption_mtbf_s)
 static void rising_spot_preemption_rate_makes_on_demand_the_cheaper_choice(void **state)
 {
     (void)state;
+    skip_when_slow();
     double od = crossover_bill(0.0);
     /* Bracket in log(node preemption MTBF): spot cheaper at 50 h, on-demand at 0.5 h. */
     double lo = log(0.5 * HOUR), hi = log(50.0 * HOUR);

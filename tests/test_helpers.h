@@ -8,6 +8,7 @@
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -33,6 +34,25 @@ static inline void ts_test_assert_close(double actual, double expected, double r
         _fail(file, line);
     }
 }
+
+/* True under tests/valgrind.sh (TS_VALGRIND=1), where code runs ~50x slower. */
+static inline bool ts_test_under_valgrind(void)
+{
+    const char *v = getenv("TS_VALGRIND");
+    return v && v[0] == '1';
+}
+
+/* Statistical oracles that need thousands of Monte Carlo replications (or many sweeps) are
+ * skipped under valgrind: their code paths run there through the smaller tests, and the
+ * sanitizer run executes them in full. */
+#define skip_when_slow()                                                                       \
+    do {                                                                                       \
+        if (ts_test_under_valgrind()) {                                                        \
+            print_message("  (a statistical check: skipped under valgrind; the sanitizer run " \
+                          "executes it)\n");                                                   \
+            skip();                                                                            \
+        }                                                                                      \
+    } while (0)
 
 /* Parse JSON text (must be valid) and return the document; aborts the test otherwise. */
 static inline cJSON *ts_test_json(const char *text)

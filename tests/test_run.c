@@ -321,24 +321,28 @@ static void simulated_mean_matches_daly_at_the_optimum_interval(void **state)
 static void simulated_mean_matches_daly_with_rare_failures(void **state)
 {
     (void)state;
+    skip_when_slow();    // (the optimum-interval case runs under valgrind too)
     check_daly(24 * HOUR, 5 * MINUTE, 10 * MINUTE, 116.7 * MINUTE, 60);
 }
 
 static void simulated_mean_matches_daly_with_the_interval_near_m(void **state)
 {
     (void)state;
+    skip_when_slow();    // (the optimum-interval case runs under valgrind too)
     check_daly(2 * HOUR, MINUTE, 5 * MINUTE, 2 * HOUR, 12);
 }
 
 static void simulated_mean_matches_daly_with_restart_comparable_to_m(void **state)
 {
     (void)state;
+    skip_when_slow();    // (the optimum-interval case runs under valgrind too)
     check_daly(30 * MINUTE, 2 * MINUTE, 20 * MINUTE, 10 * MINUTE, 30);
 }
 
 static void sweeping_the_interval_finds_dalys_optimum(void **state)
 {
     (void)state;
+    skip_when_slow();
     double M = HOUR, delta = 5 * MINUTE, R = 5 * MINUTE;
     double opt = ts_run_daly_interval(delta, M);
     struct ts_run_input in = base_input(100 * HOUR);
@@ -617,6 +621,7 @@ static void failure_during_an_async_write_loses_that_checkpoint(void **state)
 static void async_checkpoints_with_instant_writes_match_daly(void **state)
 {
     (void)state;
+    skip_when_slow();
     // The write to storage takes no time, so an async checkpoint is a sync one whose write
     // is the snapshot: Daly's formula holds with delta = the snapshot time.
     double M = 2 * HOUR, tau = 40 * MINUTE;
@@ -814,6 +819,7 @@ static void elastic_iteration_times_set_the_degraded_speed(void **state)
 static void weibull_with_shape_one_matches_exponential(void **state)
 {
     (void)state;
+    skip_when_slow();
     // 8 node copies: Weibull runs one renewal process per node, exponential superposes.
     struct ts_run_result r[2];
     for (int i = 0; i < 2; i++) {
@@ -835,6 +841,7 @@ static void weibull_with_shape_one_matches_exponential(void **state)
 static void weibull_wear_out_fails_less_often_early_than_exponential(void **state)
 {
     (void)state;
+    skip_when_slow();
     // A job-level Weibull with shape 3 and mtbf 50 h rarely fails in a 10 h run; the
     // exponential with the same mean fails about 0.2 times.
     struct ts_run_input in = base_input(10 * HOUR);

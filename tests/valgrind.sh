@@ -4,7 +4,8 @@
 # on a plain build (build-valgrind). Any valgrind error or definite leak fails the run.
 #
 # usage: tests/valgrind.sh [TEST_NAME_REGEX]     (default: all tests)
-# environment: BUILD=DIR (default build-valgrind), VALGRIND_TIMEOUT=seconds per test (600)
+# environment: BUILD=DIR (default build-valgrind), VALGRIND_TIMEOUT=seconds per test (600),
+#              VALGRIND_JOBS=N tests at a time (default: the number of cores)
 #
 # Tests see TS_VALGRIND=1 and may walk fewer random cases (test_properties does). The CLI
 # scripts get a wrapper that runs trainsim under valgrind. test_calibrate's timing checks
@@ -40,23 +41,26 @@ chmod +x "$wrapper"
 
 export TRAINSIM_HOME="$root" TS_TEST_DATA="$root/tests/data" TRAINSIM_BIN="$wrapper" TS_VALGRIND=1
 export OMP_NUM_THREADS=${OMP_NUM_THREADS:-2}
-passed=0
-failed=0
+# Threads that spin while waiting only burn valgrind's one serialized core.
+export OMP_WAIT_POLICY=passive OPENBLAS_NUM_THREADS=1
+jobs=${VALGRIND_JOBS:-$(nproc)}
 start=$(date +%s)
-run() {     # run NAME COMMAND...
+# run NAME COMMAND...: one test in the background; its verdict goes to $logs/NAME.verdict.
+run() {
     local name=$1 t0 rc
     shift
     t0=$(date +%s)
     timeout "$limit" "$@" >"$logs/$name.out" 2>&1
     rc=$?
-    if [ $rc -eq 0 ]; then
-        passed=$((passed + 1))
-        printf 'ok    %-28s %4d s\n' "$name" $(( $(date +%s) - t0 ))
-    else
-        failed=$((failed + 1))
-        printf 'FAIL  %-28s %4d s (exit %d; %s)\n' "$name" $(( $(date +%s) - t0 )) $rc "$logs/$name.out"
-        tail -30 "$logs/$name.out"
-    fi
+    echo "$rc $(( $(date +%s) - t0 ))" >"$logs/$name.verdict"
+}
+names=()
+launch() {     # launch NAME COMMAND...: start it once fewer than $jobs run
+    while [ "$(jobs -rp | wc -l)" -ge "$jobs" ]; do
+        wait -n 2>/dev/null || sleep 1
+    done
+    names+=("$1")
+    run "$@" &
 }
 
 for exe in "$build"/tests/test_*; do
@@ -66,12 +70,26 @@ for exe in "$build"/tests/test_*; do
         echo "skip  $name (timing checks of real GEMMs)"
         continue
     fi
-    run "$name" "${vg[@]}" "$exe"
+    launch "$name" "${vg[@]}" "$exe"
 done
 for script in tests/cli_*.sh; do
     name=$(basename "$script" .sh)
     [[ $name =~ $filter ]] || continue
-    run "$name" bash "$script" "$wrapper"
+    launch "$name" bash "$script" "$wrapper"
+done
+wait
+passed=0
+failed=0
+for name in "${names[@]}"; do
+    read -r rc secs <"$logs/$name.verdict"
+    if [ "$rc" -eq 0 ]; then
+        passed=$((passed + 1))
+        printf 'ok    %-28s %4d s\n' "$name" "$secs"
+    else
+        failed=$((failed + 1))
+        printf 'FAIL  %-28s %4d s (exit %d; %s)\n' "$name" "$secs" "$rc" "$logs/$name.out"
+        tail -30 "$logs/$name.out"
+    fi
 done
 # The CLI scripts' trainsim runs log to files: any report there is a failure.
 bad=$(grep -l -E 'ERROR SUMMARY: [1-9]|definitely lost: [1-9]|Invalid (read|write)|uninitialised' \
