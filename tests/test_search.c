@@ -246,13 +246,14 @@ static void remove_dir(const char *dir)
 
 enum {
     CSV_SYSTEM = 0, CSV_NODES = 1, CSV_STATUS = 15, CSV_BOUND_TIME = 17, CSV_BOUND_COST = 18,
-    CSV_PRICING = 19, CSV_TOKENS_PER_S = 21, CSV_TIME = 23, CSV_COST = 24, CSV_MEETS = 25, CSV_FIELDS = 26,
+    CSV_PRICING = 19, CSV_TOKENS_PER_S = 21, CSV_FAILURE_FREE = 23, CSV_TIME = 24, CSV_COST = 25,
+    CSV_MEETS = 26, CSV_FIELDS = 27,
 };
 
 static const char *const csv_header =
     "system,nodes,gpus,global_batch,tp,pp,dp,cp,microbatch,schedule,virtual_stages,"
     "sequence_parallel,recompute,zero,tp_comm_overlap,status,memory_gib,bound_time_s,"
-    "bound_cost_usd,pricing,iteration_s,tokens_per_s,mfu,time_to_train_s,cost_usd,meets";
+    "bound_cost_usd,pricing,iteration_s,tokens_per_s,mfu,time_to_train_s,estimated_time_to_train_s,cost_usd,meets";
 
 struct csv {
     char *text;
@@ -261,7 +262,7 @@ struct csv {
 };
 
 /* Read a CSV written by the sweep: the header must be the documented one and every row must
- * have its 26 fields. */
+ * have its 27 fields. */
 static void csv_read(const char *path, struct csv *c)
 {
     size_t len;
@@ -587,6 +588,8 @@ static void check_exhaustive_against_csv(const struct ts_sweep *sw)
         simulated_rows++;
         double t = atof(c.rows[i][CSV_TIME]), cost = atof(c.rows[i][CSV_COST]);
         double bt = atof(c.rows[i][CSV_BOUND_TIME]), bc = atof(c.rows[i][CSV_BOUND_COST]);
+        /* Failures only add time: the failure-free time is no more than the estimate. */
+        assert_true(atof(c.rows[i][CSV_FAILURE_FREE]) <= t * (1 + 2e-6));
         /* The bound is a lower bound (both printed with 6 significant digits). */
         if (!(bt <= t * (1 + 2e-6)) || !(bc <= cost * (1 + 2e-6))) {
             print_error("sweep %s: CSV row %d: bound time %g > time %g or bound cost %g > cost %g\n",
@@ -1299,10 +1302,15 @@ static void sweep_json_has_the_contract_keys(void **state)
                             need(t0, "expected_time_to_train_s", cJSON_IsNumber)->valuedouble));
     assert_true(same_double(need(best, "cost_total", cJSON_IsNumber)->valuedouble,
                             need(t0, "expected_cost", cJSON_IsNumber)->valuedouble));
+    /* time_to_train_s means the failure-free time in both, as in `trainsim run`; the analytic
+     * estimate with failures that the search ranks on lies between it and nothing below. */
+    double free_s = need(best, "time_to_train_s", cJSON_IsNumber)->valuedouble;
+    assert_close(need(t0, "time_to_train_s", cJSON_IsNumber)->valuedouble, free_s, 1e-12, 0);
+    assert_true(need(t0, "estimated_time_to_train_s", cJSON_IsNumber)->valuedouble >= free_s);
     /* The top entries carry their configuration and metrics. */
     static const char *const top_keys[] = {"nodes", "gpus", "global_batch", "iteration_time_s", "tokens_per_s",
                                            "mfu", "memory_per_gpu_bytes", "time_to_train_s", "cost_total",
-                                           "expected_time_to_train_s", "p90_time_to_train_s", "expected_cost"};
+                                           "estimated_time_to_train_s", "expected_time_to_train_s", "p90_time_to_train_s", "expected_cost"};
     for (int i = 0; i < r.n_top; i++) {
         const cJSON *t = cJSON_GetArrayItem(top, i);
         need(t, "system", cJSON_IsString);

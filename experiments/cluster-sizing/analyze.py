@@ -9,9 +9,12 @@ it with one thing changed, written to OUT/configs/:
   1. the template itself (90 d, 90% sure), with --csv OUT/all.csv (every configuration);
   2. one sweep per system x pricing with the deadline relaxed to FRONT_DEADLINE_D, for that
      group's exact cost/time front (the sweep keeps every layout that could join its own
-     front; the template's sweep prunes whole systems that cannot, see the README);
-  3. one sweep per system (both pricings, the template's 90 d constraint): each system's
-     best setup, for the bills;
+     front; the template's sweep prunes whole systems that cannot, see the README). A
+     pricing that a system has no price for is not offered on it: trainsim refuses that
+     one-pricing sweep (exit 2: the system "has no price for any listed pricing"), and the
+     combination is reported as not offered (no front, no line in the plots);
+  3. one sweep per system (the template's pricings, those the system offers; the template's
+     constraint): each system's best setup, for the bills;
   4. the template at other deadlines (DEADLINES_D);
   5. the answer's system and pricing at each node count alone.
 Writes OUT/*.json (sweep outputs), OUT/simulated.csv (the simulated rows of all.csv),
@@ -46,12 +49,23 @@ ATTRIBUTION = [
 ]
 
 
-def sweep(trainsim, root, cfg, out_json, csv_path=None):
-    """Run `trainsim sweep CFG --format json` (cwd = repository root); return its JSON."""
+# trainsim's messages (exit 2) for a listed pricing that no system offers, and for a system
+# that offers none of the listed pricings: for a one-system, one-pricing sweep, either means
+# that the system does not offer the pricing.
+NOT_OFFERED = ("no system has a", "has no price for any listed pricing")
+PRICING_LABEL = {"on_demand": "on-demand", "reserved": "reserved", "spot": "spot"}
+
+
+def sweep(trainsim, root, cfg, out_json, csv_path=None, not_offered_ok=False):
+    """Run `trainsim sweep CFG --format json` (cwd = repository root); return its JSON. With
+    not_offered_ok, a sweep that trainsim refuses because a listed pricing has no price on
+    any of its systems returns None (the combination is not offered) instead of failing."""
     cmd = [trainsim, "sweep", cfg, "--format", "json", "--no-progress"]
     if csv_path:
         cmd += ["--csv", csv_path]
     proc = subprocess.run(cmd, cwd=root, capture_output=True, text=True)
+    if not_offered_ok and proc.returncode == 2 and any(m in proc.stderr for m in NOT_OFFERED):
+        return None
     if proc.returncode != 0:
         sys.exit(f"{' '.join(cmd)} failed ({proc.returncode}): {proc.stderr.strip()}")
     with open(out_json, "w") as f:
@@ -100,7 +114,7 @@ def simulated_rows(csv_path):
 def envelope(rows):
     """Lower-left envelope (Pareto front) of (time, cost): sort by time, keep cost drops."""
     best = []
-    for r in sorted(rows, key=lambda r: (float(r["time_to_train_s"]), float(r["cost_usd"]))):
+    for r in sorted(rows, key=lambda r: (float(r["estimated_time_to_train_s"]), float(r["cost_usd"]))):
         if not best or float(r["cost_usd"]) < float(best[-1]["cost_usd"]):
             best.append(r)
     return best
@@ -153,9 +167,13 @@ def main():
         w.writerows(sim_rows)
     sim_systems = sorted({r["system"] for r in sim_rows})
 
-    # 2. Fronts per system x pricing.
+    # 2. Fronts per system x pricing, for the pricings each system offers. trainsim is the
+    #    judge of what is offered: it refuses a one-system, one-pricing sweep whose system has
+    #    no price for that pricing.
     fronts = {}
     front_check = []
+    offered = {}          # (system, pricing) -> True / False
+    gpu_hour = {}         # (system, pricing) -> USD per GPU-hour (the front's best: cost/h / GPUs)
     for s in systems:
         for p in pricings:
             name = f"front-{s}-{p}"
@@ -163,7 +181,16 @@ def main():
             write_json(cfg, variant(template, name, [s], [p], FRONT_DEADLINE_D))
             print(f"sweep {name}", file=sys.stderr)
             csv_path = os.path.join(out, name + ".csv")
-            res = sweep(a.trainsim, a.root, cfg, os.path.join(out, name + ".json"), csv_path)
+            res = sweep(a.trainsim, a.root, cfg, os.path.join(out, name + ".json"), csv_path,
+                        not_offered_ok=True)
+            offered[(s, p)] = res is not None
+            if res is None:
+                print(f"  {s} has no {p} price: not offered, skipped", file=sys.stderr)
+                if os.path.exists(csv_path):
+                    os.remove(csv_path)
+                continue
+            if res["found"]:
+                gpu_hour[(s, p)] = res["best"]["cost_per_hour"] / res["best"]["gpus"]
             _, rows = simulated_rows(csv_path)
             os.remove(csv_path)           # 10-40 MB each; the front is what we keep
             fr = envelope(rows)
@@ -175,13 +202,28 @@ def main():
             ok = len(mine) == len(theirs) and all(
                 m[0] == t[0] and abs(m[1] / t[1] - 1) < 1e-5 for m, t in zip(mine, theirs))
             front_check.append((s, p, len(fr), ok))
+    offers = {s: [p for p in pricings if offered[(s, p)]] for s in systems}
+    pairs = [(s, p) for s in systems for p in pricings if offered[(s, p)]]
+    not_offered = [(s, p) for s in systems for p in pricings if not offered[(s, p)]]
+    # The template's own sweep must agree: no system without a pricing, and no simulated
+    # row or reported setup with a pricing its system does not offer.
+    for s in systems:
+        if not offers[s]:
+            sys.exit(f"{s} offers none of the pricings {pricings}")
+    seen = {(r["system"], r["pricing"]) for r in sim_rows}
+    seen |= {(t["system"], t["pricing"]) for t in main_res["top"] + main_res["pareto"]}
+    bad = sorted(q for q in seen if q not in pairs)
+    if bad:
+        sys.exit(f"the template's sweep reports pricings a system does not offer: {bad}")
 
     # 3. Best per system under the template's constraint.
     best_sys = {}
     for s in systems:
         name = f"best-{s}"
         cfg = os.path.join(cfg_dir, name + ".json")
-        write_json(cfg, variant(template, name, [s]))
+        # Only the pricings the system offers: a one-system sweep listing one it does not
+        # offer is an input error (exit 2, "pricing: no system has a ... price").
+        write_json(cfg, variant(template, name, [s], offers[s]))
         print(f"sweep {name}", file=sys.stderr)
         res = sweep(a.trainsim, a.root, cfg, os.path.join(out, name + ".json"))
         best_sys[s] = res["best"] if res["found"] else None
@@ -226,21 +268,23 @@ def main():
         for (s, p), fr in fronts.items():
             for r in fr:
                 w.writerow([s, p, r["nodes"], r["gpus"], layout_of(r), r["iteration_s"], r["mfu"],
-                            f"{float(r['time_to_train_s']) / DAY:.3f}", f"{float(r['cost_usd']):.0f}"])
+                            f"{float(r['estimated_time_to_train_s']) / DAY:.3f}", f"{float(r['cost_usd']):.0f}"])
     for (s, p), fr in fronts.items():
         with open(os.path.join(out, f"front-{s}-{p}.dat"), "w") as f:
             f.write("# expected_days cost_musd nodes\n")
             for r in fr:
-                f.write(f"{float(r['time_to_train_s']) / DAY:.4f} {float(r['cost_usd']) / 1e6:.5f} {r['nodes']}\n")
+                f.write(f"{float(r['estimated_time_to_train_s']) / DAY:.4f} {float(r['cost_usd']) / 1e6:.5f} {r['nodes']}\n")
 
     best = main_res["best"]
     with open(os.path.join(out, "best-per-system.csv"), "w", newline="") as f:
         w = csv.writer(f)
-        w.writerow(["system", "nodes", "gpus", "pricing", "layout", "mfu", "expected_days",
-                    "p90_days", "goodput", "cost_usd", "cost_p90_usd"])
+        w.writerow(["system", "pricings_offered", "nodes", "gpus", "pricing", "gpu_hour_usd",
+                    "layout", "mfu", "expected_days", "p90_days", "goodput", "cost_usd",
+                    "cost_p90_usd"])
         for s, b in best_sys.items():
             if b:
-                w.writerow([s, b["nodes"], b["gpus"], b["pricing"], layout_of(b["layout"]),
+                w.writerow([s, " ".join(offers[s]), b["nodes"], b["gpus"], b["pricing"],
+                            f"{b['cost_per_hour'] / b['gpus']:.2f}", layout_of(b["layout"]),
                             f"{b['mfu']:.4f}", f"{b['expected_time_to_train_s'] / DAY:.2f}",
                             f"{b['p90_time_to_train_s'] / DAY:.2f}", f"{b['goodput']:.4f}",
                             f"{b['cost_total']:.0f}", f"{b['cost_p90']:.0f}"])
@@ -263,13 +307,15 @@ def main():
     bars = []
     other = sum(v for k, v in best["cost_breakdown"].items() if k not in ("compute", "spares"))
     comp = best["cost_breakdown"]["compute"] + best["cost_breakdown"]["spares"]
-    bars.append((f"the answer's bill\\n({best['nodes']} x {best['system']},\\n{best['pricing']})",
+    bars.append((f"the answer's bill\\n({best['nodes']} x {best['system']},\\n"
+                 f"{PRICING_LABEL[best['pricing']]})",
                  [comp, other] + [0.0] * len(ATTRIBUTION), best))
     for _, s in sorted((b["cost_total"], s) for s, b in best_sys.items() if b):
         b = best_sys[s]
         oth = sum(v for k, v in b["cost_breakdown"].items() if k not in ("compute", "spares"))
         tag = " (the answer)" if (s, b["nodes"], b["pricing"]) == (best["system"], best["nodes"], best["pricing"]) else ""
-        bars.append((f"best {s}{tag}\\n{b['nodes']} nodes, {b['pricing']}\\nby GPU-hour use",
+        bars.append((f"best {s}{tag}\\n{b['nodes']} nodes, {PRICING_LABEL[b['pricing']]}\\n"
+                     "by GPU-hour use",
                      [0.0, oth] + [b["cost_attribution"][k] for k, _ in ATTRIBUTION], b))
     keep = [i for i in range(len(cols)) if any(v[i] > 0 for _, v, _ in bars)]
     palette = ["#8c8c8c", "#17becf", "#9ecae1", "#fdae6b", "#fdd835", "#a1d99b", "#3182bd",
@@ -279,7 +325,7 @@ def main():
         for lab, v, b in bars:
             f.write(f'"{lab}" ' + " ".join(f"{v[i] / 1e6:.5f}" for i in keep)
                     + f" {b['cost_total'] / 1e6:.5f} {b['expected_time_to_train_s'] / DAY:.1f}\n")
-    # The cheapest front point meeting each deadline, per system (either pricing).
+    # The cheapest front point meeting each deadline, per system (any pricing it offers).
     with open(os.path.join(out, "deadline-fronts.dat"), "w") as f:
         f.write("# deadline_days " + " ".join(systems) + " (cheapest front point, $M)\n")
         n = 400
@@ -287,8 +333,8 @@ def main():
             d = 10 ** (0 + i * (2.6 / n))
             row = []
             for s in systems:
-                c = [float(r["cost_usd"]) for p in pricings for r in fronts[(s, p)]
-                     if float(r["time_to_train_s"]) / DAY <= d]
+                c = [float(r["cost_usd"]) for p in offers[s] for r in fronts[(s, p)]
+                     if float(r["estimated_time_to_train_s"]) / DAY <= d]
                 row.append(f"{min(c) / 1e6:.5f}" if c else "NaN")
             f.write(f"{d:.4f} " + " ".join(row) + "\n")
 
@@ -307,21 +353,55 @@ def main():
                         f"{b['p90_time_to_train_s'] / DAY:.2f}", f"{b['cost_total']:.0f}",
                         f"{b['cost_p90']:.0f}"])
     with open(os.path.join(out, "deadlines.dat"), "w") as f:
-        f.write("# deadline_days cost_musd expected_days label (where the answer changes)\n")
+        f.write("# deadline_days cost_musd expected_days label (where the answer changes) "
+                "label_y_factor (label centre at cost x factor: below the point, alternating so "
+                "neighbours do not collide)\n")
         prev = None
+        k = 0
         for d in DEADLINES_D:
             r = dl[d]
             if r["found"]:
                 b = r["best"]
-                lab = f'{b["system"]} x{b["nodes"]}\\n{b["pricing"]}'
+                lab = f'{b["system"]} x{b["nodes"]}\\n{PRICING_LABEL[b["pricing"]]}'
+                new = lab != prev
                 f.write(f'{d} {b["cost_total"] / 1e6:.5f} {b["expected_time_to_train_s"] / DAY:.2f} '
-                        f'"{lab if lab != prev else ""}"\n')
+                        f'"{lab if new else ""}" {0.9 if k % 2 == 0 else 0.8}\n')
+                k += new
                 prev = lab
     with open(os.path.join(out, "answer.dat"), "w") as f:
         f.write(f"{best['expected_time_to_train_s'] / DAY:.4f} {best['cost_total'] / 1e6:.5f}\n")
     with open(os.path.join(out, "plotvars.gp"), "w") as f:
         f.write(f"deadline = {base_deadline_d:g}\nfront_deadline = {FRONT_DEADLINE_D}\n")
         f.write('systems = "' + " ".join(systems) + '"\npricings = "' + " ".join(pricings) + '"\n')
+        # The fronts that exist (offered system x pricing), with their styles: solid lines and
+        # filled points on-demand, dash-dot reserved, dashed with open points spot; colour by
+        # system (plots.gp's colour array).
+        q = lambda x: '"' + x + '"'
+        dts = {"on_demand": 1, "reserved": 4, "spot": 2}
+        pts = {"on_demand": 7, "reserved": 5, "spot": 6}
+        f.write(f"nfronts = {len(pairs)}\n")
+        f.write(f"array front_file[{len(pairs)}] = [" + ", ".join(
+            q(f"front-{s}-{p}.dat") for s, p in pairs) + "]\n")
+        f.write(f"array front_title[{len(pairs)}] = [" + ", ".join(
+            q(f"{s} {PRICING_LABEL[p]} (${gpu_hour[(s, p)]:.2f}/GPU-h)" if (s, p) in gpu_hour
+              else f"{s} {PRICING_LABEL[p]}") for s, p in pairs) + "]\n")
+        f.write(f"array front_colour[{len(pairs)}] = [" + ", ".join(
+            str(systems.index(s) + 1) for s, p in pairs) + "]\n")
+        f.write(f"array front_dt[{len(pairs)}] = [" + ", ".join(str(dts[p]) for s, p in pairs) + "]\n")
+        f.write(f"array front_pt[{len(pairs)}] = [" + ", ".join(str(pts[p]) for s, p in pairs) + "]\n")
+        f.write(f"array front_labeloff[{len(pairs)}] = [" + ", ".join(
+            "-0.8" if p == "spot" else "0.8" for s, p in pairs) + "]\n")
+        # One legend line per pricing that some system does not offer.
+        missing = {}
+        for s, p in not_offered:
+            missing.setdefault(p, []).append(s)
+        notes = [f"not offered (no {PRICING_LABEL[p]} list price): {', '.join(ss)}"
+                 for p, ss in missing.items()]
+        f.write(f"nnotoffered = {len(notes)}\n")
+        f.write(f"array notoffered[{max(1, len(notes))}] = [" +
+                (", ".join(q(n) for n in notes) if notes else q("")) + "]\n")
+        f.write(f"array sys_title[{len(systems)}] = [" + ", ".join(
+            q(f"{s} ({' or '.join(PRICING_LABEL[p] for p in offers[s])})") for s in systems) + "]\n")
         f.write(f"nbillcols = {len(keep)}\n")
         f.write('billcolours = "' + " ".join(palette[i] for i in keep) + '"\n')
 
@@ -334,12 +414,35 @@ def main():
       f"(powers of two), {' / '.join(pricings)}; objective {main_res['objective']}; constraint: "
       f"{main_res['constraint']}.")
     P("")
-    P(f"Searched {main_res['enumerated']:,} layouts ({main_res['evaluated']:,} layout x pricing "
-      f"evaluations): {main_res['simulated']:,} simulated, "
-      f"{main_res['feasible']:,} feasible; rejected: " +
-      ", ".join(f"{k} {v:,}" for k, v in rej.items()) + ".")
-    P(f"Simulated rows in all.csv come from {', '.join(sim_systems)} only: the other systems' "
-      "layouts were pruned by their bounds (none could beat the top 20 or join the global front).")
+    P("Pricings offered (USD per GPU-hour; a listed pricing that a system has no price for is "
+      "not offered there: trainsim neither searches nor counts it):")
+    P("")
+    P("| system | price file | " + " | ".join(PRICING_LABEL[p] for p in pricings) + " |")
+    P("|---|---|" + "---:|" * len(pricings))
+    by = template.get("cost", {}).get("by_system", {})
+    for s in systems:
+        pf = by.get(s, {}).get("prices", "") if isinstance(by.get(s), dict) else ""
+        cells = []
+        for p in pricings:
+            if not offered[(s, p)]:
+                cells.append("not offered")
+            elif (s, p) in gpu_hour:
+                cells.append(f"${gpu_hour[(s, p)]:.2f}")
+            else:
+                cells.append("offered")
+        P(f"| {s} | {pf} | " + " | ".join(cells) + " |")
+    P("")
+    P(f"Searched {main_res['enumerated']:,} layouts ({main_res['evaluated']:,} evaluations of a "
+      f"layout at a pricing its system offers): {main_res['simulated']:,} layouts simulated "
+      f"(each priced at every pricing offered), {main_res['feasible']:,} evaluations feasible; "
+      "rejected: " + ", ".join(f"{k} {v:,}" for k, v in rej.items()) + ".")
+    pruned_sys = [s for s in systems if s not in sim_systems]
+    if pruned_sys:
+        P(f"Simulated rows in all.csv come from {', '.join(sim_systems)} only: the layouts of "
+          f"{', '.join(pruned_sys)} were pruned by their bounds (none could beat the top 20 or "
+          "join the global front).")
+    else:
+        P(f"Simulated rows in all.csv come from every system ({', '.join(sim_systems)}).")
     P("")
     P("### The answer")
     P("")
@@ -393,14 +496,15 @@ def main():
     P("")
     P(f"### Best setup per system (each system alone, {main_res['constraint']})")
     P("")
-    P("| system | nodes | pricing | layout | MFU | expected days | p90 days | goodput | expected cost | vs answer |")
-    P("|---|---:|---|---|---:|---:|---:|---:|---:|---:|")
+    P("| system | pricings offered | nodes | pricing | layout | MFU | expected days | p90 days | goodput | expected cost | vs answer |")
+    P("|---|---|---:|---|---|---:|---:|---:|---:|---:|---:|")
     for s in sorted(best_sys, key=lambda s: best_sys[s]["cost_total"] if best_sys[s] else 1e30):
         b = best_sys[s]
+        off = ", ".join(PRICING_LABEL[p] for p in offers[s])
         if not b:
-            P(f"| {s} | | | nothing meets the constraint | | | | | | |")
+            P(f"| {s} | {off} | | | nothing meets the constraint | | | | | | |")
             continue
-        P(f"| {s} | {b['nodes']} | {b['pricing']} | {layout_of(b['layout'])} | "
+        P(f"| {s} | {off} | {b['nodes']} | {b['pricing']} | {layout_of(b['layout'])} | "
           f"{100 * b['mfu']:.1f}% | {b['expected_time_to_train_s'] / DAY:.1f} | "
           f"{b['p90_time_to_train_s'] / DAY:.1f} | {100 * b['goodput']:.1f}% | "
           f"{money(b['cost_total'])} | {100 * (b['cost_total'] / best['cost_total'] - 1):+.0f}% |")
@@ -429,14 +533,19 @@ def main():
     P("")
     P("| system | pricing | points | cheapest: nodes, days, cost | fastest: nodes, days, cost | matches the sweep's front |")
     P("|---|---|---:|---|---|---|")
-    for (s, p, n, ok) in front_check:
+    checked = {(s, p): (n, ok) for s, p, n, ok in front_check}
+    for s, p in [(s, p) for s in systems for p in pricings]:
+        if not offered[(s, p)]:
+            P(f"| {s} | {p} | | not offered: {s} has no {p} price (trainsim refuses the sweep) | | |")
+            continue
+        n, ok = checked[(s, p)]
         fr = fronts[(s, p)]
         if not fr:
             P(f"| {s} | {p} | 0 | | | |")
             continue
         c, q = fr[-1], fr[0]
-        P(f"| {s} | {p} | {n} | {c['nodes']}, {float(c['time_to_train_s']) / DAY:.1f} d, "
-          f"{money(float(c['cost_usd']))} | {q['nodes']}, {float(q['time_to_train_s']) / DAY:.2f} d, "
+        P(f"| {s} | {p} | {n} | {c['nodes']}, {float(c['estimated_time_to_train_s']) / DAY:.1f} d, "
+          f"{money(float(c['cost_usd']))} | {q['nodes']}, {float(q['estimated_time_to_train_s']) / DAY:.2f} d, "
           f"{money(float(q['cost_usd']))} | {'yes' if ok else 'NO'} |")
     P("")
     P("### How the answer moves with the deadline (90% sure)")

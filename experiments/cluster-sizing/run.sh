@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Cluster sizing: which cluster trains Llama 3 70B on 2T tokens for the least money within a
 # deadline? Runs configs/llama3-70b-sizing-sweep.json (with a CSV of every configuration), the
-# same sweep per system x pricing for the cost/time fronts, per system for the bills, and at
-# other deadlines. See README.md.
+# same sweep per system x pricing for the cost/time fronts (the pricings each system offers,
+# i.e. has a price for; the others are reported as not offered), per system for the bills,
+# and at other deadlines. See README.md.
 #
 # Usage: experiments/cluster-sizing/run.sh
 # Environment: TRAINSIM (default build/sim/trainsim, built if missing).

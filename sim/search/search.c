@@ -734,7 +734,8 @@ static int csv_write(const struct ts_sweep *sw, const char *path, const struct t
     ts_buf_init(&b);
     ts_buf_printf(&b, "system,nodes,gpus,global_batch,tp,pp,dp,cp,microbatch,schedule,virtual_stages,"
                   "sequence_parallel,recompute,zero,tp_comm_overlap,status,memory_gib,bound_time_s,"
-                  "bound_cost_usd,pricing,iteration_s,tokens_per_s,mfu,time_to_train_s,cost_usd,meets\n");
+                  "bound_cost_usd,pricing,iteration_s,tokens_per_s,mfu,time_to_train_s,"
+                  "estimated_time_to_train_s,cost_usd,meets\n");
     int np = sw->n_pricing;
     for (long i = 0; i < n_layouts; i++) {
         const struct ts_layout *l = &layouts[i];
@@ -756,11 +757,12 @@ static int csv_write(const struct ts_sweep *sw, const char *path, const struct t
                           bd->memory_bytes / 1073741824.0, bd->time_s, bd->cost_usd);
             if (sim) {
                 const struct ts_outcome *o = &s->outcomes[c * np + p];
-                ts_buf_printf(&b, "%s,%.6g,%.6g,%.4f,%.6g,%.6g,%s\n", ts_pricing_names[o->pricing],
-                              o->iteration_s, o->tokens_per_s, o->mfu, o->time_s, o->cost_usd,
-                              o->meets ? "true" : "false");
+                double iterations = ceil(sw->tokens / ((double)l->global_batch * sw->model.seq_len));
+                ts_buf_printf(&b, "%s,%.6g,%.6g,%.4f,%.6g,%.6g,%.6g,%s\n", ts_pricing_names[o->pricing],
+                              o->iteration_s, o->tokens_per_s, o->mfu, iterations * o->iteration_s,
+                              o->time_s, o->cost_usd, o->meets ? "true" : "false");
             } else {
-                ts_buf_printf(&b, ",,,,,,\n");
+                ts_buf_printf(&b, ",,,,,,,\n");
             }
         }
     }
