@@ -294,34 +294,16 @@ static void slot_copies(const struct run_proc *pr, int s, int *lo, int *hi)
         *hi = pr->copies;
 }
 
-/* A fresh node fills slot s: its per-copy processes start from new. */
-static void slot_fill(struct rep *r, int s)
+/* A fresh node fills slot s (up: its per-copy processes start from new) or leaves it (their
+ * pending failures are cancelled). */
+static void slot_set(struct rep *r, int s, bool up)
 {
     const struct run_model *m = r->m;
     if (!m->track_slots)
         return;
-    TS_ASSERT(s >= 0 && s < m->nodes && !r->slot_up[s], "run: fill of slot %d", s);
-    r->slot_up[s] = 1;
-    for (int p = 0; p < m->n_proc; p++) {
-        const struct run_proc *pr = &m->proc[p];
-        if (!pr->per_copy || !pr->node_scoped)
-            continue;
-        int lo, hi;
-        slot_copies(pr, s, &lo, &hi);
-        for (int c = lo; c < hi; c++) {
-            ts_des_cancel(r->des, r->copy_h[pr->copy_base + c]);
-            copy_schedule(r, p, c);
-        }
-    }
-}
-
-static void slot_empty(struct rep *r, int s)
-{
-    const struct run_model *m = r->m;
-    if (!m->track_slots)
-        return;
-    TS_ASSERT(s >= 0 && s < m->nodes && r->slot_up[s], "run: empty of slot %d", s);
-    r->slot_up[s] = 0;
+    TS_ASSERT(s >= 0 && s < m->nodes && r->slot_up[s] != up, "run: %s of slot %d",
+              up ? "fill" : "empty", s);
+    r->slot_up[s] = up;
     for (int p = 0; p < m->n_proc; p++) {
         const struct run_proc *pr = &m->proc[p];
         if (!pr->per_copy || !pr->node_scoped)
@@ -331,8 +313,20 @@ static void slot_empty(struct rep *r, int s)
         for (int c = lo; c < hi; c++) {
             ts_des_cancel(r->des, r->copy_h[pr->copy_base + c]);
             r->copy_h[pr->copy_base + c] = 0;
+            if (up)
+                copy_schedule(r, p, c);
         }
     }
+}
+
+static void slot_fill(struct rep *r, int s)
+{
+    slot_set(r, s, true);
+}
+
+static void slot_empty(struct rep *r, int s)
+{
+    slot_set(r, s, false);
 }
 
 /* The slot of a node that a superposed process failed: uniform over the held nodes. */

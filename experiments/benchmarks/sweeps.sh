@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Speed of whole sweeps: runs each benchmark sweep REPEATS times (default 3) with --format json
+# and prints, for the fastest repeat, the configurations assessed (`evaluated`), the layouts
+# simulated, the finalists' Monte Carlo, the wall time (`elapsed_s`) and the rate.
+#
+# usage: experiments/benchmarks/sweeps.sh [REPEATS]
+# environment: TRAINSIM (default build/sim/trainsim, built if missing), THREADS (default: all
+# cores).
+set -euo pipefail
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source=../common.sh
+. "$HERE/../common.sh"
+repeats=${1:-3}
+threads=()
+[ -n "${THREADS:-}" ] && threads=(--threads "$THREADS")
+
+printf '| sweep | configurations assessed | layouts simulated | wall time (best of %d) | per second |\n' "$repeats"
+printf '|---|---|---|---|---|\n'
+for name in gpt3-175b-layout-sweep llama3-70b-sizing-sweep quickstart-sweep; do
+    best=""
+    for _ in $(seq "$repeats"); do
+        "$TRAINSIM" sweep "$ROOT/configs/$name.json" --format json --no-progress "${threads[@]}" >"$OUT/$name.json"
+        line=$(python3 - "$OUT/$name.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+print(d["elapsed_s"], d["evaluated"], d["simulated"])
+PY
+)
+        read -r t ev sim <<<"$line"
+        if [ -z "$best" ] || awk -v a="$t" -v b="$best" 'BEGIN { exit !(a < b) }'; then
+            best=$t; best_ev=$ev; best_sim=$sim
+        fi
+    done
+    awk -v n="$name" -v t="$best" -v e="$best_ev" -v s="$best_sim" \
+        'BEGIN { printf "| %s | %d | %d | %.2f s | %.0f |\n", n, e, s, t, e / t }'
+done
+echo
+echo "machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
