@@ -7,9 +7,12 @@
 # Environment: MODEL (default gpt2-124m), CAL_SECONDS (calibration budget, default 20),
 #   THREADS (default all cores), BUILD (build dir, default build), OPENBLAS_CORETYPE (passed
 #   through to OpenBLAS, e.g. SkylakeX or Haswell), OUT (output dir, default out/ here).
-# Writes experiments/host-calibration/out/: host.json + host-system.json (accelerator and
-# system files), calibration.json, check-heldout.json, calibration-model.json, points.csv,
-# curve.csv, layer.csv, run.json, results.md and (with gnuplot) efficiency.png.
+# Writes here: results.md (the tables), points.csv (every measured SGEMM), curve.csv (the
+# fitted curves), layer.csv (measured vs predicted per GEMM) and, with gnuplot,
+# efficiency.png; with OPENBLAS_CORETYPE=X set, their names end in -x (results-skylakex.md).
+# Raw outputs go to out/ (ignored by git): host.json and host-system.json (the accelerator
+# and system files), the calibrate reports calibration.json, check-heldout.json,
+# calibration-model.json, and job.json + run.json.
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -19,6 +22,8 @@ TRAINSIM=${TRAINSIM:-$BUILD/sim/trainsim}
 MODEL=${MODEL:-gpt2-124m}
 CAL_SECONDS=${CAL_SECONDS:-20}
 OUT=${OUT:-$HERE/out}
+RESULTS=${RESULTS:-$HERE}
+TAG=${OPENBLAS_CORETYPE:+-$(echo "$OPENBLAS_CORETYPE" | tr '[:upper:]' '[:lower:]')}
 THREAD_OPT=()
 [ -n "${THREADS:-}" ] && THREAD_OPT=(--threads "$THREADS")
 
@@ -27,7 +32,7 @@ if [ ! -x "$TRAINSIM" ]; then
     cmake -S "$ROOT" -B "$BUILD" >/dev/null
     cmake --build "$BUILD" -j --target trainsim >/dev/null
 fi
-mkdir -p "$OUT"
+mkdir -p "$OUT" "$RESULTS"
 
 # Timings are only as good as the host is idle.
 load=$(cut -d' ' -f1 /proc/loadavg)
@@ -83,29 +88,29 @@ JOB
 "$TRAINSIM" run "$OUT/job.json" --format json > "$OUT/run.json"
 
 # 5. Tables, CSV, plot.
-python3 - "$OUT" <<'PY'
+python3 - "$OUT" "$RESULTS" "$TAG" <<'PY'
 import csv, json, os, sys
-out = sys.argv[1]
+out, res, tag = sys.argv[1], sys.argv[2], sys.argv[3]
 cal = json.load(open(os.path.join(out, "calibration.json")))
 held = json.load(open(os.path.join(out, "check-heldout.json")))["layer_check"]
 calm = json.load(open(os.path.join(out, "calibration-model.json")))
 ins = calm["layer_check"]
 run = json.load(open(os.path.join(out, "run.json")))
 
-with open(os.path.join(out, "points.csv"), "w", newline="") as f:
+with open(os.path.join(res, f"points{tag}.csv"), "w", newline="") as f:
     w = csv.writer(f)
     w.writerow(["calibration", "label", "m", "n", "k", "flops", "seconds", "gflops_per_s", "efficiency"])
     for name, c in (("grid", cal), ("grid+layer", calm)):
         for p in c["points"]:
             w.writerow([name, p["label"], p["m"], p["n"], p["k"], p["flops"], p["seconds"],
                         p["flops_per_s"] / 1e9, p["efficiency"]])
-with open(os.path.join(out, "curve.csv"), "w", newline="") as f:
+with open(os.path.join(res, f"curve{tag}.csv"), "w", newline="") as f:
     w = csv.writer(f)
     w.writerow(["calibration", "flops", "efficiency"])
     for name, c in (("grid", cal), ("grid+layer", calm)):
         for fl, e in c["curve"]:
             w.writerow([name, fl, e])
-with open(os.path.join(out, "layer.csv"), "w", newline="") as f:
+with open(os.path.join(res, f"layer{tag}.csv"), "w", newline="") as f:
     w = csv.writer(f)
     w.writerow(["check", "gemm", "m", "n", "k", "flops", "measured_s", "predicted_s", "ratio"])
     for name, L in (("held-out", held), ("in-sample", ins)):
@@ -144,7 +149,7 @@ P(f"`trainsim run` of {run['model']} on {run['system']} (1 \"GPU\", fp32, global
   f"{run['global_batch']}): iteration {run['iteration_time_s']:.3f} s, "
   f"{run['tokens_per_s']:.0f} tokens/s, MFU {run['mfu']:.3f}")
 text = "\n".join(lines) + "\n"
-open(os.path.join(out, "results.md"), "w").write(text)
+open(os.path.join(res, f"results{tag}.md"), "w").write(text)
 print(text, end="")
 PY
 
@@ -154,7 +159,7 @@ fi
 if command -v gnuplot >/dev/null; then
     gnuplot <<GP
 set terminal pngcairo size 900,560
-set output "$OUT/efficiency.png"
+set output "$RESULTS/efficiency$TAG.png"
 set datafile separator ","
 set logscale x
 set format x "10^{%L}"
@@ -163,12 +168,12 @@ set ylabel "efficiency (main-loop rate / fitted peak)"
 set yrange [0:1.1]
 set key bottom right
 set title "SGEMM efficiency on this host (OpenBLAS), measured and fitted"
-plot "< awk -F, '\$1==\"grid\"' $OUT/curve.csv" using 2:3 with lines lw 2 lc rgb "#999999" title "fitted curve (grid only: bin medians)", \
-     "< awk -F, '\$1==\"grid\" && \$2==\"square\"' $OUT/points.csv" using 6:9 with points pt 7 ps 1.2 title "square (grid)", \
-     "< awk -F, '\$1==\"grid\" && \$2==\"skinny\"' $OUT/points.csv" using 6:9 with points pt 5 title "skinny (grid)", \
-     "< awk -F, '\$1==\"grid+layer\" && \$2!=\"square\" && \$2!=\"skinny\"' $OUT/points.csv" using 6:9 with points pt 9 ps 1.2 title "layer GEMMs (grid + layer run)"
+plot "< awk -F, '\$1==\"grid\"' $RESULTS/curve$TAG.csv" using 2:3 with lines lw 2 lc rgb "#999999" title "fitted curve (grid only: bin medians)", \
+     "< awk -F, '\$1==\"grid\" && \$2==\"square\"' $RESULTS/points$TAG.csv" using 6:9 with points pt 7 ps 1.2 title "square (grid)", \
+     "< awk -F, '\$1==\"grid\" && \$2==\"skinny\"' $RESULTS/points$TAG.csv" using 6:9 with points pt 5 title "skinny (grid)", \
+     "< awk -F, '\$1==\"grid+layer\" && \$2!=\"square\" && \$2!=\"skinny\"' $RESULTS/points$TAG.csv" using 6:9 with points pt 9 ps 1.2 title "layer GEMMs (grid + layer run)"
 GP
-    echo "plot: $OUT/efficiency.png"
+    echo "plot: $RESULTS/efficiency$TAG.png"
 else
     echo "gnuplot not installed: no plot (apt-get install gnuplot-nox)" >&2
 fi

@@ -20,7 +20,7 @@
 /* ---------------------------------------------------------------- constants */
 
 #define MIN_SAMPLE_S 5e-3       // a timed sample batches calls until it lasts this long
-#define MAX_SAMPLES 5           // timed samples per shape (3 when one lasts > 0.1 s)
+#define MAX_SAMPLES 9           // timed samples per shape (5 when one lasts > 0.1 s)
 #define WARMUP_COUNTS_S 0.25    // a warm-up call this long counts as a sample (caches and
                                 //   threads are warm long before its end)
 #define LATENCY_DIM 8           // the "empty kernel" whose time is the per-call latency
@@ -271,7 +271,7 @@ static double time_calls(const struct ts_calibrate_gemm *g, const struct bufs *b
 struct timing {
     struct ts_calibrate_gemm gemm;
     int inner;                      // calls per sample
-    int target;                     // samples wanted: MAX_SAMPLES, or 3 for samples > 0.1 s
+    int target;                     // samples wanted: MAX_SAMPLES, or 5 for samples > 0.1 s
     int ns;                         // samples taken
     double sample_s;                // duration of one sample (inner calls), s
     double samples[MAX_SAMPLES];    // mean time of one call in each sample, s
@@ -300,7 +300,7 @@ static bool timing_start(struct timing *t, const struct ts_calibrate_gemm *g, co
         t->samples[t->ns++] = time_calls(g, b, 1);
     }
     t->sample_s = t->samples[0] * t->inner;
-    t->target = t->sample_s > 0.1 ? 3 : MAX_SAMPLES;
+    t->target = t->sample_s > 0.1 ? 5 : MAX_SAMPLES;
     return true;
 }
 

@@ -18,8 +18,8 @@
  *     A discovery pass warms each shape up and takes its first sample (a sample batches
  *     calls until it lasts >= 5 ms, so small GEMMs are not below the clock's resolution),
  *     within 60% of the time left; shapes whose estimated cost no longer fits are skipped
- *     and counted. Rounds over all shapes then add samples until the budget ends (5 per
- *     shape, 3 for samples over 0.1 s): a burst of other work on the host spoils one sample
+ *     and counted. Rounds over all shapes then add samples until the budget ends (9 per
+ *     shape, 5 for samples over 0.1 s): a burst of other work on the host spoils one sample
  *     of many shapes, not all of one. A point's time is the median of its samples.
  *
  * How it is fitted (ts_calibrate_fit, a pure function). trainsim prices a GEMM of F FLOPs
