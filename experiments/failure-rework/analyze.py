@@ -83,7 +83,10 @@ class Runner:
         path = os.path.join(self.out, "jobs", name + ".json")
         with open(path, "w") as f:
             json.dump(job, f, indent=1)
-        proc = subprocess.run([self.trainsim, "run", path, "--format", "json", "--threads", "1"],
+        # A path relative to the repository: messages quoted in the tables do not depend on
+        # where the clone is.
+        proc = subprocess.run([self.trainsim, "run", os.path.relpath(path, self.root), "--format",
+                               "json", "--threads", "1"],
                               cwd=self.root, capture_output=True, text=True)
         self.count += 1
         if proc.returncode == 2:
