@@ -13,41 +13,8 @@
 # (tests/valgrind.sh).
 set -u
 
-BIN=${1:?usage: cli_run.sh TRAINSIM_BINARY}
-ROOT=${TRAINSIM_HOME:-$(cd "$(dirname "$0")/.." && pwd)}
-export TRAINSIM_HOME=$ROOT
-DATA=${TS_TEST_DATA:-$ROOT/tests/data}
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/ts_cli_run.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-
-failures=0
-fail() {
-    echo "FAIL: $*" >&2
-    failures=$((failures + 1))
-}
-
-# run NAME ARGS...: run the binary; stdout in $tmp/NAME.out, stderr in $tmp/NAME.err,
-# exit status in $rc.
-run() {
-    local name=$1
-    shift
-    "$BIN" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
-    rc=$?
-}
-
-# expect_rc NAME WANT: the last run exited WANT.
-expect_rc() {
-    if [ "$rc" -ne "$2" ]; then
-        fail "$1: exit status $rc, expected $2; stderr: $(head -c 400 "$tmp/$1.err")"
-    fi
-}
-
-# expect_in FILE TEXT WHAT: FILE contains the fixed string TEXT.
-expect_in() {
-    if ! grep -qF -- "$2" "$1"; then
-        fail "$3: \"$2\" not in $(basename "$1"): $(head -c 400 "$1")"
-    fi
-}
+# shellcheck source=cli.bash
+. "$(dirname "$0")/cli.bash" cli_run "$@"
 
 # finite FILE WHAT: no nan or inf (any spelling) anywhere in FILE.
 finite() {
@@ -397,8 +364,4 @@ expect_rc nowrite_run 1
 expect_in "$tmp/nowrite_run.err" "$tmp/no-such-dir/r.json" nowrite_run
 [ -e "$tmp/no-such-dir" ] && fail "nowrite: created $tmp/no-such-dir"
 
-if [ "$failures" -ne 0 ]; then
-    echo "cli_run: $failures failure(s)" >&2
-    exit 1
-fi
-echo "cli_run: all checks passed"
+finish

@@ -10,42 +10,10 @@
 # Needs bash, coreutils, grep, sed and cmp/diff (no python, no jq).
 set -u
 
-BIN=${1:?usage: cli_sweep.sh TRAINSIM_BINARY}
-ROOT=${TRAINSIM_HOME:-$(cd "$(dirname "$0")/.." && pwd)}
-export TRAINSIM_HOME=$ROOT
-DATA=${TS_TEST_DATA:-$ROOT/tests/data}/search
+# shellcheck source=cli.bash
+. "$(dirname "$0")/cli.bash" cli_sweep "$@"
+DATA=$DATA/search
 SMALL=$DATA/small-cost.json         # 2 pricings; top 5
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/ts_cli_sweep.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-
-failures=0
-fail() {
-    echo "FAIL: $*" >&2
-    failures=$((failures + 1))
-}
-
-# run NAME ARGS...: run the binary; stdout in $tmp/NAME.out, stderr in $tmp/NAME.err,
-# exit status in $rc.
-run() {
-    local name=$1
-    shift
-    "$BIN" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
-    rc=$?
-}
-
-# expect_rc NAME WANT: the last run exited WANT.
-expect_rc() {
-    if [ "$rc" -ne "$2" ]; then
-        fail "$1: exit status $rc, expected $2; stderr: $(head -c 400 "$tmp/$1.err")"
-    fi
-}
-
-# expect_in FILE TEXT WHAT: FILE contains the fixed string TEXT.
-expect_in() {
-    if ! grep -qF -- "$2" "$1"; then
-        fail "$3: \"$2\" not in $(basename "$1"): $(head -c 400 "$1")"
-    fi
-}
 
 # A JSON report without its elapsed_s line (the one value that depends on the machine).
 without_elapsed() {
@@ -219,8 +187,4 @@ expect_rc fcsv 0
 head -n 1 "$tmp/fcsv.out" | grep -q '^system,nodes,gpus,pricing,' || fail "format csv: bad header"
 sed -n 2p "$tmp/fcsv.out" | grep -q ',1$' || fail "format csv: first row is not rank 1"
 
-if [ "$failures" -ne 0 ]; then
-    echo "cli_sweep: $failures failure(s)" >&2
-    exit 1
-fi
-echo "cli_sweep: all checks passed"
+finish

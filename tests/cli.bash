@@ -1,0 +1,51 @@
+# Shared by the command-line test scripts tests/cli_*.sh (source it with the script's name
+# and its arguments: `. "$(dirname "$0")/cli.bash" cli_run "$@"`). Sets:
+#   BIN    the trainsim binary (the script's first argument; ctest passes the built one)
+#   ROOT   the repository (TRAINSIM_HOME, exported), DATA  the test data (TS_TEST_DATA)
+#   tmp    a scratch directory removed on exit
+# and defines fail, run, expect_rc and expect_in; the script ends with `finish`.
+cli_name=$1
+BIN=${2:?usage: $cli_name.sh TRAINSIM_BINARY}
+ROOT=${TRAINSIM_HOME:-$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)}
+export TRAINSIM_HOME=$ROOT
+DATA=${TS_TEST_DATA:-$ROOT/tests/data}
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/ts_$cli_name.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+
+failures=0
+fail() {
+    echo "FAIL: $*" >&2
+    failures=$((failures + 1))
+}
+
+# run NAME ARGS...: run the binary; stdout in $tmp/NAME.out, stderr in $tmp/NAME.err,
+# exit status in $rc.
+run() {
+    local name=$1
+    shift
+    "$BIN" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
+    rc=$?
+}
+
+# expect_rc NAME WANT: the last run exited WANT.
+expect_rc() {
+    if [ "$rc" -ne "$2" ]; then
+        fail "$1: exit status $rc, expected $2; stderr: $(head -c 400 "$tmp/$1.err")"
+    fi
+}
+
+# expect_in FILE TEXT WHAT: FILE contains the fixed string TEXT.
+expect_in() {
+    if ! grep -qF -- "$2" "$1"; then
+        fail "$3: \"$2\" not in $(basename "$1"): $(head -c 400 "$1")"
+    fi
+}
+
+# finish: the verdict line and exit status.
+finish() {
+    if [ "$failures" -ne 0 ]; then
+        echo "$cli_name: $failures failure(s)" >&2
+        exit 1
+    fi
+    echo "$cli_name: all checks passed"
+}
