@@ -22,9 +22,11 @@ Sources and method:
         summary, DGX-H100, FP8, LLAMA2-7B on 8 GPUs (GBS 128, MBS 1, seq 4096, TP 1, PP 1):
         16,934 tokens/s/GPU. A single node with data parallelism only: the closest row to a
         kernel-throughput measurement. The other rows of that table are validation
-        (experiments/validation-hopper). H200 (same GH100 die, 700 W) takes H100's value.
+        (experiments/validation-hopper). H200 (same GH100 die, 700 W) takes H100's value,
+        and so do H800, H100 NVL and H100 PCIe (no published training row; unvalidated).
   B200  The same on NeMo 25.02, DGX-B200, FP8, LLAMA3-8B on 8 GPUs (GBS 128, MBS 2,
         seq 8192, TP 1): 26,006 tokens/s/GPU. GB200 and B300 take B200's value.
+  A100 PCIe and L40S take the A100 constants (L40S: sustained 1, element-wise by the ratio).
   AMD   no measurement: sustained_compute stays 1 (their GEMM curves top at the measured
         MAMF, which is already low), element-wise by the transferred ratio.
 
@@ -38,9 +40,17 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 ACC = os.path.join("hardware", "accelerators")
 
 # Device-copy bandwidth fractions (hardware/README.md gives the measurement behind each).
+# The PCIe/NVL Hopper parts and H800 use the H100 NVL BabelStream copy (same GH100 memory
+# system); the A100 PCIe parts the A100 copy; L40S (GDDR6) has no measurement: 0.85 assumed.
 COPY_EFFICIENCY = {"a100-sxm-80g": 0.84, "a100-sxm-40g": 0.84, "h100-sxm": 0.85, "h200-sxm": 0.85,
-                   "b200-sxm": 0.85, "gb200": 0.85, "b300-sxm": 0.85, "mi300x": 0.81, "mi325x": 0.80}
-SUSTAINED_FROM = {"h200-sxm": "h100-sxm", "gb200": "b200-sxm", "b300-sxm": "b200-sxm"}
+                   "b200-sxm": 0.85, "gb200": 0.85, "b300-sxm": 0.85, "mi300x": 0.81, "mi325x": 0.80,
+                   "a100-pcie-40g": 0.84, "a100-pcie-80g": 0.84, "h100-nvl": 0.85, "h100-pcie": 0.85,
+                   "h800-sxm": 0.85, "l40s": 0.85}
+# Devices without a row of their own take the sustained_compute of their closest calibrated part.
+SUSTAINED_FROM = {"h200-sxm": "h100-sxm", "gb200": "b200-sxm", "b300-sxm": "b200-sxm",
+                  "h100-nvl": "h100-sxm", "h100-pcie": "h100-sxm", "h800-sxm": "h100-sxm"}
+# A100 variants take both A100 constants (same GA100 chip and HBM2/HBM2e memory system).
+A100_FAMILY = ("a100-sxm-80g", "a100-sxm-40g", "a100-pcie-40g", "a100-pcie-80g")
 
 # (label, parallel settings, published forward ms, published backward ms incl. recompute)
 TABLE4 = [
@@ -141,9 +151,9 @@ def main():
 
         ratio = a_mem / COPY_EFFICIENCY["a100-sxm-80g"]
         print("element-wise / copy bandwidth ratio (from A100): %.3f\n" % ratio)
-        constants = {"a100-sxm-80g": (a_sus, a_mem), "a100-sxm-40g": (a_sus, a_mem)}
+        constants = {name: (a_sus, a_mem) for name in A100_FAMILY}
         for name, copy in COPY_EFFICIENCY.items():
-            if name.startswith("a100"):
+            if name in A100_FAMILY:
                 continue
             constants[name] = (1.0, copy * ratio)
             set_constants(home, name, 1.0, copy * ratio)
