@@ -9,7 +9,7 @@
 #                      experiments/validation-frameworks/published.json
 #   --today            jobs that today's parser accepts: no "software" key, and every fused
 #                      attention kernel written as "flash" (the only fused kernel it knows);
-#                      no published.json. For the baseline (baseline.sh).
+#                      no published.json. For the baseline (run.sh).
 #   --out DIR          write the jobs into DIR instead (its foundry-*.json are replaced)
 #   --seq-len-key KEY  name the catalogue model ("model": "mpt-7b") and give the row's sequence
 #                      length as the job key KEY, instead of an inline copy of the model with
