@@ -2,6 +2,7 @@
 """Count the parameters of a Hugging Face causal-LM config.json from its shapes alone.
 
 Usage: count_params.py [--json] CONFIG.json...
+       count_params.py --check [published_params.json]   (compare every listed file)
 
 Prints, per file, the total parameter count and (for mixture-of-experts models) the
 parameters active per token, with a breakdown by part. Python 3 standard library only.
@@ -276,12 +277,46 @@ def count(cfg):
     raise SystemExit(f"unsupported architecture {arch!r} (model_type {mt!r})")
 
 
+def check(pub_path):
+    """Print computed vs published counts for every file listed in published_params.json."""
+    import os
+    base = os.path.dirname(os.path.abspath(pub_path))
+    pub = json.load(open(pub_path, encoding="utf-8"))["files"]
+    print(f"{'file':30} {'quantity':22} {'computed':>16} {'published':>12} {'diff':>8}")
+    for f, p in pub.items():
+        cfg = json.load(open(os.path.join(base, f), encoding="utf-8"))
+        c, mtp = count(cfg)
+        emb = c.parts["embedding"]
+        vision = c.parts.get("vision_tower", 0) + c.parts.get("multimodal_projector", 0)
+        rows = [("total", c.total(), p.get("total"))]
+        if "non_embedding" in p:
+            rows.append(("non_embedding", c.total() - emb - c.parts.get("output_head", 0) - vision,
+                         p["non_embedding"]))
+        if "active" in p:
+            a = c.total_active()
+            if p.get("convention", "").startswith("excludes"):
+                a -= emb
+            rows.append(("active (" + ("excl" if p.get("convention", "").startswith("excludes") else "incl")
+                         + " embedding)", a, p["active"]))
+        if "mtp_module_unique" in p and mtp is not None:
+            rows.append(("mtp_module", mtp.total(), p["mtp_module_unique"]))
+        for name, got, want in rows:
+            d = (got - want) / want * 100
+            print(f"{f:30} {name:22} {got:16,d} {want / 1e9:11.2f}B {d:+7.2f}%")
+
+
 def main(argv):
+    if argv and argv[0] == "--check":
+        check(argv[1] if len(argv) > 1 else __file__.replace("count_params.py", "published_params.json"))
+        return
     as_json = "--json" in argv
     files = [a for a in argv if a != "--json"]
     out = {}
     for f in files:
         cfg = json.load(open(f, encoding="utf-8"))
+        if "model_type" not in cfg:  # e.g. published_params.json next to the configs
+            print(f"{f}: skipped (no model_type: not a Hugging Face config)", file=sys.stderr)
+            continue
         c, mtp = count(cfg)
         rec = {"total": c.total(), "active": c.total_active(),
                "active_excl_embedding": c.total_active() - c.parts["embedding"], "parts": c.parts}
