@@ -55,7 +55,12 @@ void ts_memory_stage(const struct ts_job *job, const struct ts_compute *c, int s
 
     double inflight = ts_memory_inflight(job, stage);
     out->inflight = inflight;
+    /* Layers that {"full_every": k} recomputes whole keep only their input. */
+    int layers = ts_job_stage_layers(job, stage), full = ts_recompute_full_layers(par, 0, layers);
     out->activation_bytes = inflight * ts_job_stage_layers(job, stage) * c->layer.activation_bytes;
+    if (full)
+        out->activation_bytes = inflight * ((layers - full) * c->layer.activation_bytes +
+                                            full * c->layer.full.activation_bytes);
     if (stage == 0)
         out->activation_bytes += inflight * c->embed.activation_bytes;
     if (stage == par->pp - 1) {
