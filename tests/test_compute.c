@@ -629,6 +629,12 @@ static void a_custom_save_set_recomputes_the_ops_between_saved_tensors_by_hand(v
     ts_memory_stage(&none, &cn, 0, &mn);
     assert_close(mn.activation_bytes - m.activation_bytes, 2 * (3 * e * T * h + 2 * e * T * f),
                  1e-12, 0);
+    /* while a layer's backward runs, its regenerated tensors live too */
+    assert_close(m.recompute_bytes, 3 * e * T * h + 2 * e * T * f, 1e-15, 0);
+    assert_close(mn.recompute_bytes, 0, 0, 0);
+    assert_close(m.total_bytes, m.weights_bytes + m.grads_bytes + m.optimizer_bytes +
+                                    m.activation_bytes + m.recompute_bytes + m.output_bytes +
+                                    m.buffer_bytes + m.reserved_bytes, 1e-15, 0);
 }
 
 /* The same set under tensor parallelism re-runs the collectives next to the re-run GEMMs: the
@@ -707,7 +713,16 @@ static void a_save_list_reruns_only_what_backward_needs_unlike_megatron_selectiv
            "\"tp\": 2, \"attention\": \"standard\"", "\"selective\"");
     rc_job(&lst, "\"megatron-1.7b\"", "\"dgx-h100\"", 2, 4, "bf16",
            "\"tp\": 2, \"attention\": \"standard\"", list);
-    assert_same_job_numbers(&sel, &lst);
+    ts_compute_build(&sel, &cs);
+    ts_compute_build(&lst, &cl);
+    assert_same_pass(&cs.layer.recompute, &cl.layer.recompute);
+    assert_true(cs.layer.activation_bytes == cl.layer.activation_bytes);
+    /* while the layer's backward runs, Megatron's re-run also holds a second attention output
+     * (e T a_l d: 2048 tokens, 12 of 24 heads of 96) besides the s x s tensors */
+    assert_close(cs.layer.recompute_regen_bytes - cl.layer.recompute_regen_bytes,
+                 2.0 * 2048 * 12 * 96, 0, 0);
+    /* softmax (e), dropout mask (1) and output (e) of 12 heads, s x s */
+    assert_close(cl.layer.recompute_regen_bytes, 5.0 * 12 * 2048 * 2048, 0, 0);
 }
 
 /* {"full_every": k}: of each stage's n layers, floor(n / k) keep only their input and re-run
@@ -755,6 +770,11 @@ static void full_every_mixes_full_and_saved_layers_as_the_per_layer_count_says(v
             assert_close(m.activation_bytes,
                          mn.activation_bytes + frac * (mf.activation_bytes - mn.activation_bytes),
                          1e-12, 0);
+            /* the largest regenerated set is a full layer's: all it keeps for backward but
+             * its input */
+            assert_close(m.recompute_bytes, cn.layer.activation_bytes - cf.layer.activation_bytes,
+                         1e-12, 0);
+            assert_close(m.recompute_bytes, mf.recompute_bytes, 0, 0);
         }
         assert_close(ts_compute_hardware_flops(&job, &c), hw_n + frac * (hw_f - hw_n), 1e-12, 0);
         ts_step_plan_build(&job, &c, &pk);

@@ -563,6 +563,7 @@ static void recompute_build(const struct kern *k, const struct shape *sh, const 
     tp_comm_recompute(&R->tp, sh, r.ops);
     R->attention = (r.ops & OP_BIT(OP_ATTN)) != 0;
     R->activation_bytes = saved_bytes(sh, job, fl, save | TS_T_BIT(TS_T_INPUT));
+    R->regen_bytes = saved_bytes(sh, job, fl, r.outs & TS_T_ALL);
 }
 
 static void build_layer(const struct kern *k, const struct shape *sh, const struct ts_job *job,
@@ -589,6 +590,7 @@ static void build_layer(const struct kern *k, const struct shape *sh, const stru
     L->tp_recompute_gemm_s = saved.gemm_s;
     L->recompute_attention = saved.attention;
     L->activation_bytes = saved.activation_bytes;
+    L->recompute_regen_bytes = saved.regen_bytes;
 
     /* Ring attention (context parallelism): each of the cp - 1 steps passes the local K and
      * V chunk to the next rank; backward passes K, V and their gradients. */

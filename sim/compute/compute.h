@@ -63,6 +63,8 @@ struct ts_layer_recompute {
     bool attention;             // the attention core runs again (CP ring passes repeat)
     unsigned ops;               // the forward ops re-run (bit i: op i of compute.c's layer_op)
     double activation_bytes;    // saved tensors' bytes
+    double regen_bytes;         // bytes of the tensors it regenerates (held while this layer's
+                                //   backward runs)
 };
 
 /* One transformer layer on one GPU for one microbatch. */
@@ -73,6 +75,7 @@ struct ts_layer_cost {
     struct ts_tp_comm tp_fwd, tp_bwd, tp_recompute;
     double tp_recompute_gemm_s; // GEMM time of the recomputation (overlap budget)
     bool recompute_attention;   // the recomputation re-runs the attention core
+    double recompute_regen_bytes; // tensors the recomputation regenerates, bytes
     double tp_fwd_gemm_s;       // forward GEMM time next to the TP collectives (overlap budget)
     double tp_bwd_gemm_s;       // same for backward
     double cp_fwd_bytes;        // context-parallel K/V bytes sent per GPU (ring), forward
@@ -151,6 +154,7 @@ struct ts_memory {
     double activation_bytes;    // stored activations of the microbatches in flight
     double output_bytes;        // logits + fp32 softmax of the last stage
     double buffer_bytes;        // ZeRO-3 gathered-parameter buffers
+    double recompute_bytes;     // the regenerated tensors of the one layer whose backward runs
     double reserved_bytes;      // context, NCCL and allocator reserve (accelerator file)
     double total_bytes;
     double inflight;            // microbatches (layer-chunks) whose activations are held

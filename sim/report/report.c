@@ -160,6 +160,7 @@ cJSON *ts_report_run_json(const struct ts_run_output *r)
     add_num(mem, "gradients_bytes", it->memory.grads_bytes);
     add_num(mem, "optimizer_bytes", it->memory.optimizer_bytes);
     add_num(mem, "activations_bytes", it->memory.activation_bytes);
+    add_num(mem, "recomputed_layer_bytes", it->memory.recompute_bytes);
     add_num(mem, "output_bytes", it->memory.output_bytes);
     add_num(mem, "buffers_bytes", it->memory.buffer_bytes);
     add_num(mem, "reserved_bytes", it->memory.reserved_bytes);
@@ -442,7 +443,8 @@ void ts_report_run_table(const struct ts_run_output *r, struct ts_buf *o)
     struct { const char *label; double v; } rows[] = {
         {"weights", m->weights_bytes}, {"gradients", m->grads_bytes},
         {"optimizer state", m->optimizer_bytes},
-        {"activations", m->activation_bytes}, {"logits and loss", m->output_bytes},
+        {"activations", m->activation_bytes}, {"recomputed layer", m->recompute_bytes},
+        {"logits and loss", m->output_bytes},
         {"gathered weights (ZeRO-3)", m->buffer_bytes}, {"reserved", m->reserved_bytes},
     };
     for (size_t i = 0; i < TS_ARRAY_LEN(rows); i++)
