@@ -790,6 +790,42 @@ static void full_every_mixes_full_and_saved_layers_as_the_per_layer_count_says(v
     ts_step_plan_free(&pk);
 }
 
+/* Brute force over saved sets: keeping more never holds fewer bytes nor recomputes more
+ * FLOPs, keeping every tensor backward reads recomputes nothing, and keeping only the input
+ * recomputes at most the full layer's forward. 400 random sets (fixed seed) per layout. */
+static void keeping_more_tensors_never_costs_memory_less_or_recompute_more(void **state)
+{
+    (void)state;
+    uint64_t x = 12345;
+    for (size_t i = 0; i < TS_ARRAY_LEN(rc_cases); i++) {
+        struct ts_job full;
+        rc_job(&full, rc_cases[i].model, "\"dgx-h100\"", rc_cases[i].gpus, rc_cases[i].batch,
+               rc_cases[i].precision, rc_cases[i].layout, "\"full\"");
+        struct ts_compute cf;
+        ts_compute_build(&full, &cf);
+        for (int trial = 0; trial < 400; trial++) {
+            x = x * 6364136223846793005ull + 1442695040888963407ull;
+            uint32_t a = (uint32_t)(x >> 40) & ((1u << TS_T_COUNT) - 1u);
+            x = x * 6364136223846793005ull + 1442695040888963407ull;
+            uint32_t b = a | ((uint32_t)(x >> 40) & ((1u << TS_T_COUNT) - 1u));   /* b >= a */
+            struct ts_job ja = full, jb = full;
+            ja.parallel.recompute_policy = (struct ts_recompute_policy){
+                .custom = true, .save = a | TS_T_BIT(TS_T_INPUT), .rerun = TS_RERUN_NEEDED};
+            jb.parallel.recompute_policy = (struct ts_recompute_policy){
+                .custom = true, .save = b | TS_T_BIT(TS_T_INPUT), .rerun = TS_RERUN_NEEDED};
+            struct ts_compute ca, cb;
+            ts_compute_build(&ja, &ca);
+            ts_compute_build(&jb, &cb);
+            assert_true(ca.layer.activation_bytes <= cb.layer.activation_bytes);
+            assert_true(ca.layer.recompute.flops >= cb.layer.recompute.flops);
+            assert_true(ca.layer.recompute.flops <= cf.layer.recompute.flops);
+            assert_true(ca.layer.recompute.mem_s <= cf.layer.recompute.mem_s * (1 + 1e-12));
+            if ((b & TS_T_ALL) == TS_T_ALL)
+                assert_true(cb.layer.recompute.time_s == 0 && cb.layer.recompute_regen_bytes == 0);
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -812,6 +848,7 @@ int main(void)
         cmocka_unit_test(a_partly_saved_fused_projection_recomputes_only_its_unsaved_columns),
         cmocka_unit_test(a_save_list_reruns_only_what_backward_needs_unlike_megatron_selective),
         cmocka_unit_test(full_every_mixes_full_and_saved_layers_as_the_per_layer_count_says),
+        cmocka_unit_test(keeping_more_tensors_never_costs_memory_less_or_recompute_more),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
