@@ -826,6 +826,58 @@ static void keeping_more_tensors_never_costs_memory_less_or_recompute_more(void 
     }
 }
 
+/* Published peak memory of torchtitan runs on H100 96 GB (pytorch/torchtitan
+ * docs/performance.md, Tables 1-4: Llama 3.1 8B and 70B, FSDP2, seq 8192 unless stated,
+ * "selective" = its default op-level SAC, "full" = full AC; memory = max reserved GiB). These
+ * runs ran, so their policies must fit; and trainsim must not claim more than the measured
+ * peak (which also holds allocator slack and loss temporaries trainsim does not count). */
+static void torchtitan_runs_fit_with_their_recompute_policies(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *model;
+        int seq, gpus, batch;
+        const char *precision, *layout, *rec;
+        double published_gib;
+    } rows[] = {
+        {"llama3-8b", 8192, 8, 16, "bf16", "\"dp\": 8, \"zero\": 3, \"microbatch\": 2",
+         "{\"save\": \"torchtitan_op\"}", 82.4},
+        {"llama3-8b", 8192, 128, 256, "bf16", "\"dp\": 128, \"zero\": 3, \"microbatch\": 2",
+         "{\"save\": \"torchtitan_op\"}", 67.0},
+        {"llama3-8b", 32768, 8, 8, "fp8", "\"dp\": 8, \"zero\": 3", "{\"save\": \"nothing\"}", 83.9},
+        {"llama3-8b", 65536, 8, 4, "fp8", "\"dp\": 4, \"cp\": 2, \"zero\": 3",
+         "{\"save\": \"nothing\"}", 84.2},
+        {"llama3-8b", 262144, 8, 1, "fp8", "\"dp\": 1, \"cp\": 8, \"zero\": 3",
+         "{\"save\": \"nothing\"}", 84.5},
+        {"llama3-70b", 8192, 256, 512, "fp8",
+         "\"dp\": 32, \"tp\": 8, \"sequence_parallel\": true, \"zero\": 3, \"microbatch\": 16",
+         "{\"save\": \"nothing\"}", 71.9},
+    };
+    for (size_t i = 0; i < TS_ARRAY_LEN(rows); i++) {
+        char model[32];
+        snprintf(model, sizeof model, "\"%s\"", rows[i].model);
+        struct ts_job job;
+        rc_job(&job, model, "\"dgx-h100\"", rows[i].gpus, rows[i].batch, rows[i].precision,
+               rows[i].layout, rows[i].rec);
+        job.model.seq_len = rows[i].seq;
+        job.system.accel.memory_bytes = 96e9;     /* H100 96 GB HBM2e */
+        struct ts_err err;
+        ts_err_clear(&err);
+        assert_int_equal(ts_job_validate(&job, "torchtitan.json", &err), TS_OK);
+        struct ts_compute c;
+        ts_compute_build(&job, &c);
+        struct ts_memory m;
+        ts_memory_worst(&job, &c, &m);
+        if (m.total_bytes > job.system.accel.memory_bytes ||
+            m.total_bytes > 1.05 * rows[i].published_gib * GIB) {
+            print_error("%s seq %d: predicted %.1f GiB, published %.1f GiB, capacity %.1f GiB\n",
+                        rows[i].model, rows[i].seq, m.total_bytes / GIB, rows[i].published_gib,
+                        job.system.accel.memory_bytes / GIB);
+            fail();
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -849,6 +901,7 @@ int main(void)
         cmocka_unit_test(a_save_list_reruns_only_what_backward_needs_unlike_megatron_selective),
         cmocka_unit_test(full_every_mixes_full_and_saved_layers_as_the_per_layer_count_says),
         cmocka_unit_test(keeping_more_tensors_never_costs_memory_less_or_recompute_more),
+        cmocka_unit_test(torchtitan_runs_fit_with_their_recompute_policies),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -219,7 +219,11 @@ struct ts_parallel {
     enum ts_schedule schedule;  // default 1f1b ("interleaved" needs virtual_stages > 1)
     int virtual_stages;         // model chunks per stage v (interleaved 1F1B), default 1
     bool sequence_parallel;     // Megatron sequence parallelism with TP, default false
-    enum ts_recompute recompute;// named preset; default none (the sweep enumerates these)
+    enum ts_recompute recompute;// named preset; default none (the sweep enumerates and sets
+                                //   only this). With an object form it holds the nearest
+                                //   preset (none when nothing is recomputed, full for
+                                //   {"save": "full"}, else selective); the compute model reads
+                                //   ts_recompute_saved / _rerun / _full_layers instead
     struct ts_recompute_policy recompute_policy; // object forms; .custom false = the preset
     int zero;                   // 0 none, 1 optimizer state sharded over DP (Megatron's
                                 //   distributed optimizer), 2 + gradients, 3 + weights (FSDP)
