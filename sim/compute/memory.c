@@ -57,10 +57,8 @@ void ts_memory_stage(const struct ts_job *job, const struct ts_compute *c, int s
     out->inflight = inflight;
     /* Layers that {"full_every": k} recomputes whole keep only their input. */
     int layers = ts_job_stage_layers(job, stage), full = ts_recompute_full_layers(par, 0, layers);
-    out->activation_bytes = inflight * ts_job_stage_layers(job, stage) * c->layer.activation_bytes;
-    if (full)
-        out->activation_bytes = inflight * ((layers - full) * c->layer.activation_bytes +
-                                            full * c->layer.full.activation_bytes);
+    out->activation_bytes = inflight * ((layers - full) * c->layer.activation_bytes +
+                                        full * c->layer.full.activation_bytes);
     /* While a layer's backward runs, the tensors its recomputation regenerated live too (one
      * layer at a time per GPU): the largest such set among the stage's layers. */
     if (layers > full)
