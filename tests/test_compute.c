@@ -687,6 +687,35 @@ static void a_partly_saved_fused_projection_recomputes_only_its_unsaved_columns(
     assert_close(c.layer.recompute.mem_s, 2 * e * T * 8 * d / 1e12, 1e-12, 0);
 }
 
+/* torchtitan's op-level SAC keeps the outputs of the odd-numbered matmuls of a Llama layer
+ * (wq, wv, w1, w2 of wq, wk, wv, wo, w1, w3, w2) and of SDPA, so its recomputation runs the
+ * even-numbered ones, wk, wo and w3, and the norms, rotary of k, residual add and SiLU-gate. */
+static void torchtitan_op_sac_recomputes_the_even_numbered_matmuls(void **state)
+{
+    (void)state;
+    const char *model = "{\"name\": \"q\", \"layers\": 2, \"hidden\": 1024, \"heads\": 8, "
+                        "\"kv_heads\": 2, \"ffn\": \"swiglu\", \"ffn_hidden\": 2048, "
+                        "\"vocab\": 1024, \"seq_len\": 4096}";
+    struct ts_job job;
+    rc_job(&job, model, HAND_SYSTEM, 1, 1, "bf16", "", "{\"save\": \"torchtitan_op\"}");
+    struct ts_compute c;
+    ts_compute_build(&job, &c);
+    double T = 4096, h = 1024, e = 2, d = 128, f = 2048;
+    double wk = 2 * T * (2 * d) * h, wo = 2 * T * h * h, w3 = 2 * T * f * h;
+    assert_close(c.layer.recompute.flops, wk + wo + w3, 1e-15, 0);
+    assert_close(c.layer.recompute.gemm_s,
+                 hand_gemm(T, 2 * d, h, NULL) + hand_gemm(T, h, h, NULL) + hand_gemm(T, f, h, NULL),
+                 1e-12, 0);
+    /* norm1, rotary on k (2 heads), residual add, norm2, SiLU(gate) * up */
+    double streams = 2 * e * T * h + 2 * e * T * 2 * d + 3 * e * T * h + 2 * e * T * h + 3 * e * T * f;
+    assert_close(c.layer.recompute.mem_s, streams / 1e12, 1e-12, 0);
+    /* kept: input, q (8 heads), v (2 heads), attention output + logsumexp, gate, w2 output */
+    assert_close(c.layer.activation_bytes,
+                 e * T * h + e * T * 8 * d + e * T * 2 * d + e * T * 8 * d + 4 * 8 * 4096 +
+                     e * T * f + e * T * h,
+                 1e-15, 0);
+}
+
 /* Megatron's selective recomputation checkpoints the core-attention function, so with flash
  * attention it re-runs the flash forward although the projection keeps its output; a save
  * list of the same tensors re-runs only what backward needs, i.e. nothing. Unfused attention
@@ -898,6 +927,7 @@ int main(void)
         cmocka_unit_test(a_custom_save_set_recomputes_the_ops_between_saved_tensors_by_hand),
         cmocka_unit_test(a_custom_save_set_repeats_only_the_collectives_of_its_ops),
         cmocka_unit_test(a_partly_saved_fused_projection_recomputes_only_its_unsaved_columns),
+        cmocka_unit_test(torchtitan_op_sac_recomputes_the_even_numbered_matmuls),
         cmocka_unit_test(a_save_list_reruns_only_what_backward_needs_unlike_megatron_selective),
         cmocka_unit_test(full_every_mixes_full_and_saved_layers_as_the_per_layer_count_says),
         cmocka_unit_test(keeping_more_tensors_never_costs_memory_less_or_recompute_more),
