@@ -318,6 +318,15 @@ bad bad_cost_key 's/"gpu_hour"/"gpu_hours"/' 'cost.gpu_hours: unknown key'
 bad bad_tp 's/"nodes": 2/"gpus": 24/; s/"tp": 4, "pp": 2/"tp": 3, "pp": 1/' \
     'parallel.tp: 3 does not divide heads (32)'
 bad bad_tp_type 's/"tp": 4/"tp": "four"/' 'parallel.tp: '
+bad bad_recompute_tensor 's/"recompute": "selective"/"recompute": {"save": ["q", "scores"]}/' \
+    'parallel.recompute.save[1]: "scores" is not a layer tensor'
+bad bad_full_every 's/"recompute": "selective"/"recompute": {"full_every": 0}/' \
+    'parallel.recompute.full_every: '
+# an object form runs, and the result says which policy it ran
+sed 's/"recompute": "selective"/"recompute": {"full_every": 2, "save": "minimal"}/' "$JOB" >"$tmp/rc.json"
+run rc_policy run "$tmp/rc.json" --format json
+expect_rc rc_policy 0
+expect_in "$tmp/rc_policy.out" '"full_every 2, save minimal"' rc_policy
 run missing run "$tmp/no-such-job.json" --format json
 expect_rc missing 2
 expect_in "$tmp/missing.err" "$tmp/no-such-job.json" missing

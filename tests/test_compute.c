@@ -437,6 +437,476 @@ static void gemm_times_follow_the_roofline_when_memory_bound(void **state)
     assert_close(c.layer.fwd.gemm_s, 2.0 * 12 * 1024 * 1024 / 1e12, 0.02, 0);
 }
 
+/* ---------------------------------------------------------------- recomputation policies */
+
+/* A job of `model` (text) on `system` with parallel {LAYOUT, "recompute": REC}. */
+static void rc_job(struct ts_job *job, const char *model, const char *system, int gpus, int batch,
+                   const char *precision, const char *layout, const char *rec)
+{
+    job_from_json(job,
+                  "{\"model\": %s, \"system\": %s, \"gpus\": %d, \"global_batch\": %d, "
+                  "\"precision\": \"%s\", \"parallel\": {%s%s\"recompute\": %s}}",
+                  model, system, gpus, batch, precision, layout, layout[0] ? ", " : "", rec);
+}
+
+/* Everything the rest of trainsim reads of a job's compute: equal bit for bit. */
+static void assert_same_pass(const struct ts_pass *a, const struct ts_pass *b)
+{
+    assert_true(a->flops == b->flops && a->gemm_s == b->gemm_s && a->attn_s == b->attn_s &&
+                a->mem_s == b->mem_s && a->time_s == b->time_s && a->kernels == b->kernels);
+}
+
+static void assert_same_tp(const struct ts_tp_comm *a, const struct ts_tp_comm *b)
+{
+    assert_int_equal(a->allreduce, b->allreduce);
+    assert_int_equal(a->allgather, b->allgather);
+    assert_int_equal(a->reducescatter, b->reducescatter);
+    assert_int_equal(a->hidden_allgather, b->hidden_allgather);
+    assert_true(a->allreduce + a->allgather + a->reducescatter + a->hidden_allgather == 0 ||
+                a->bytes == b->bytes);
+}
+
+static double plan_closed_form(const struct ts_job *job, const struct ts_compute *c,
+                               struct ts_step_plan *plan)
+{
+    ts_step_plan_build(job, c, plan);
+    return ts_step_closed_form(plan);
+}
+
+static void assert_same_job_numbers(const struct ts_job *a, const struct ts_job *b)
+{
+    struct ts_compute ca, cb;
+    ts_compute_build(a, &ca);
+    ts_compute_build(b, &cb);
+    assert_same_pass(&ca.layer.fwd, &cb.layer.fwd);
+    assert_same_pass(&ca.layer.bwd, &cb.layer.bwd);
+    assert_same_pass(&ca.layer.recompute, &cb.layer.recompute);
+    assert_same_tp(&ca.layer.tp_recompute, &cb.layer.tp_recompute);
+    assert_true(ca.layer.activation_bytes == cb.layer.activation_bytes);
+    assert_true(ts_compute_hardware_flops(a, &ca) == ts_compute_hardware_flops(b, &cb));
+    assert_true(ts_compute_model_flops(a, &ca) == ts_compute_model_flops(b, &cb));
+    for (int st = 0; st < a->parallel.pp; st++) {
+        struct ts_memory ma, mb;
+        ts_memory_stage(a, &ca, st, &ma);
+        ts_memory_stage(b, &cb, st, &mb);
+        assert_true(ma.activation_bytes == mb.activation_bytes);
+        assert_true(ma.total_bytes == mb.total_bytes);
+    }
+    struct ts_step_plan pa, pb;
+    assert_int_equal(ts_step_plan_init(&pa, a->parallel.pp, a->parallel.virtual_stages), 0);
+    assert_int_equal(ts_step_plan_init(&pb, b->parallel.pp, b->parallel.virtual_stages), 0);
+    assert_true(plan_closed_form(a, &ca, &pa) == plan_closed_form(b, &cb, &pb));
+    for (int i = 0; i < a->parallel.pp * a->parallel.virtual_stages; i++)
+        assert_true(pa.chunk[i].bwd_s == pb.chunk[i].bwd_s &&
+                    pa.chunk[i].bwd_comm_s == pb.chunk[i].bwd_comm_s);
+    assert_true(pa.layer_recompute_s == pb.layer_recompute_s);
+    ts_step_plan_free(&pa);
+    ts_step_plan_free(&pb);
+}
+
+/* Layouts that exercise every term: unfused attention with dropout (a GPT), GQA SwiGLU with
+ * rotary and flash (Llama), tensor and sequence parallelism, context parallelism, fp8,
+ * interleaved pipelines. */
+static const struct {
+    const char *model, *precision, *layout;
+    int gpus, batch;
+} rc_cases[] = {
+    {"\"megatron-1.7b\"", "fp16", "\"tp\": 2, \"attention\": \"standard\"", 2, 4},
+    {"\"megatron-1.7b\"", "fp16", "\"tp\": 2, \"sequence_parallel\": true, \"attention\": \"standard\"", 2, 4},
+    {"\"megatron-1.7b\"", "bf16", "\"tp\": 2, \"pp\": 2", 8, 8},
+    {"\"llama3-8b\"", "bf16", "\"tp\": 4, \"sequence_parallel\": true", 8, 8},
+    {"\"llama3-8b\"", "bf16", "\"tp\": 2, \"cp\": 2, \"pp\": 2, \"schedule\": \"interleaved\", "
+                      "\"virtual_stages\": 2", 16, 16},
+    {"\"llama3-8b\"", "fp8", "\"tp\": 8, \"sequence_parallel\": true", 8, 8},
+    {"\"llama3-8b\"", "bf16", "\"attention\": \"standard\"", 8, 8},
+};
+
+static void saving_all_tensors_equals_no_recomputation_exactly(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < TS_ARRAY_LEN(rc_cases); i++) {
+        struct ts_job none, all;
+        rc_job(&none, rc_cases[i].model, "\"dgx-h100\"", rc_cases[i].gpus, rc_cases[i].batch,
+               rc_cases[i].precision, rc_cases[i].layout, "\"none\"");
+        rc_job(&all, rc_cases[i].model, "\"dgx-h100\"", rc_cases[i].gpus, rc_cases[i].batch,
+               rc_cases[i].precision, rc_cases[i].layout, "{\"save\": \"all\"}");
+        assert_same_job_numbers(&none, &all);
+        /* and the list of every tensor backward reads, spelled out */
+        rc_job(&all, rc_cases[i].model, "\"dgx-h100\"", rc_cases[i].gpus, rc_cases[i].batch,
+               rc_cases[i].precision, rc_cases[i].layout,
+               "{\"save\": [\"input\", \"norm1_out\", \"qkv\", \"softmax\", \"attn_dropout_mask\", "
+               "\"attn_probs\", \"core_attn_out\", \"proj_dropout_mask\", \"residual1\", "
+               "\"norm2_out\", \"mlp_gate\", \"mlp_up\", \"mlp_act\", \"mlp_dropout_mask\"]}");
+        assert_same_job_numbers(&none, &all);
+        struct ts_compute c;
+        ts_compute_build(&all, &c);
+        assert_true(c.layer.recompute.flops == 0 && c.layer.recompute.time_s == 0);
+    }
+}
+
+static void selective_and_full_named_sets_and_full_every_one_reproduce_the_presets(void **state)
+{
+    (void)state;
+    static const char *const pairs[][2] = {
+        {"\"selective\"", "{\"save\": \"selective\"}"},
+        {"\"full\"", "{\"save\": \"full\"}"},
+        {"\"full\"", "{\"full_every\": 1}"},
+        {"\"full\"", "{\"full_every\": 1, \"save\": \"minimal\"}"},
+    };
+    for (size_t i = 0; i < TS_ARRAY_LEN(rc_cases); i++)
+        for (size_t j = 0; j < TS_ARRAY_LEN(pairs); j++) {
+            struct ts_job a, b;
+            rc_job(&a, rc_cases[i].model, "\"dgx-h100\"", rc_cases[i].gpus, rc_cases[i].batch,
+                   rc_cases[i].precision, rc_cases[i].layout, pairs[j][0]);
+            rc_job(&b, rc_cases[i].model, "\"dgx-h100\"", rc_cases[i].gpus, rc_cases[i].batch,
+                   rc_cases[i].precision, rc_cases[i].layout, pairs[j][1]);
+            struct ts_compute ca, cb;
+            ts_compute_build(&a, &ca);
+            ts_compute_build(&b, &cb);
+            if (j < 2) {
+                assert_same_job_numbers(&a, &b);
+            } else {
+                /* every layer is a full_every layer: its numbers sit in layer.full */
+                assert_same_pass(&ca.layer.recompute, &cb.layer.full.pass);
+                assert_true(ca.layer.activation_bytes == cb.layer.full.activation_bytes);
+                assert_true(ts_compute_hardware_flops(&a, &ca) == ts_compute_hardware_flops(&b, &cb));
+                struct ts_memory ma, mb;
+                ts_memory_worst(&a, &ca, &ma);
+                ts_memory_worst(&b, &cb, &mb);
+                assert_true(ma.activation_bytes == mb.activation_bytes);
+                struct ts_step_plan pa, pb;
+                ts_step_plan_init(&pa, a.parallel.pp, a.parallel.virtual_stages);
+                ts_step_plan_init(&pb, b.parallel.pp, b.parallel.virtual_stages);
+                assert_true(plan_closed_form(&a, &ca, &pa) == plan_closed_form(&b, &cb, &pb));
+                ts_step_plan_free(&pa);
+                ts_step_plan_free(&pb);
+            }
+        }
+}
+
+/* One GeLU layer (learned positions: no rotary; no dropout; flash) on HAND_SYSTEM: T = 4096
+ * tokens, h = 1024, 8 heads of 128, f = 4096, 16-bit (e = 2). Keeping q, k, v and the
+ * attention output leaves norm1_out, residual1, norm2_out, mlp_up and mlp_act to recompute:
+ * norm1 from the input; the projection from core_attn_out, then the residual add, norm2, fc1
+ * and GeLU. fc2, the attention core and the QKV GEMM do not run again. */
+#define HAND_GELU                                                                          \
+    "{\"name\": \"g\", \"layers\": 2, \"hidden\": 1024, \"heads\": 8, \"vocab\": 1024, "  \
+    "\"seq_len\": 4096}"
+
+static void a_custom_save_set_recomputes_the_ops_between_saved_tensors_by_hand(void **state)
+{
+    (void)state;
+    const char *save = "{\"save\": [\"q\", \"k\", \"v\", \"core_attn_out\"]}";
+    struct ts_job job, none;
+    rc_job(&job, HAND_GELU, HAND_SYSTEM, 1, 1, "bf16", "", save);
+    rc_job(&none, HAND_GELU, HAND_SYSTEM, 1, 1, "bf16", "", "\"none\"");
+    struct ts_compute c, cn;
+    ts_compute_build(&job, &c);
+    ts_compute_build(&none, &cn);
+    double T = 4096, h = 1024, f = 4096, e = 2, a = 8, s = 4096;
+    /* recompute FLOPs: projection 2 T h h + fc1 2 T h f */
+    assert_close(c.layer.recompute.flops, 2 * T * h * h + 2 * T * h * f, 1e-15, 0);
+    /* time: the two GEMMs by the roofline, and four streaming kernels at 1 TB/s: norm1 and
+     * norm2 (read + write, 2 e T h each), residual add (3 e T h), GeLU (2 e T f) */
+    double gemms = hand_gemm(T, h, h, NULL) + hand_gemm(T, f, h, NULL);
+    double streams = (2 * e * T * h + 3 * e * T * h + 2 * e * T * h + 2 * e * T * f) / 1e12;
+    assert_close(c.layer.recompute.gemm_s, gemms, 1e-12, 0);
+    assert_close(c.layer.recompute.mem_s, streams, 1e-12, 0);
+    assert_close(c.layer.recompute.attn_s, 0, 0, 0);
+    assert_true(c.layer.recompute.kernels == 6);
+    assert_false(c.layer.recompute_attention);
+    /* memory: input, q, k, v, attention output (e T h each) and the fp32 logsumexp 4 a s */
+    double act = 5 * e * T * h + 4 * a * s;
+    assert_close(c.layer.activation_bytes, act, 1e-15, 0);
+    /* none keeps, besides, norm1_out, residual1, norm2_out (e T h) and mlp_up, mlp_act (e T f) */
+    assert_close(cn.layer.activation_bytes, act + 3 * e * T * h + 2 * e * T * f, 1e-15, 0);
+    /* hardware FLOPs count the recomputation of both layers, model FLOPs do not */
+    assert_close(ts_compute_hardware_flops(&job, &c) - ts_compute_hardware_flops(&none, &cn),
+                 2 * (2 * T * h * h + 2 * T * h * f), 1e-12, 0);
+    assert_true(ts_compute_model_flops(&job, &c) == ts_compute_model_flops(&none, &cn));
+    struct ts_memory m, mn;
+    ts_memory_stage(&job, &c, 0, &m);
+    ts_memory_stage(&none, &cn, 0, &mn);
+    assert_close(mn.activation_bytes - m.activation_bytes, 2 * (3 * e * T * h + 2 * e * T * f),
+                 1e-12, 0);
+    /* while a layer's backward runs, its regenerated tensors live too */
+    assert_close(m.recompute_bytes, 3 * e * T * h + 2 * e * T * f, 1e-15, 0);
+    assert_close(mn.recompute_bytes, 0, 0, 0);
+    assert_close(m.total_bytes, m.weights_bytes + m.grads_bytes + m.optimizer_bytes +
+                                    m.activation_bytes + m.recompute_bytes + m.output_bytes +
+                                    m.buffer_bytes + m.reserved_bytes, 1e-15, 0);
+}
+
+/* The same set under tensor parallelism re-runs the collectives next to the re-run GEMMs: the
+ * projection's all-reduce (reduce-scatter under sequence parallelism) and, with sequence
+ * parallelism, the all-gather before fc1; the QKV all-gather and fc2 reduction do not. */
+static void a_custom_save_set_repeats_only_the_collectives_of_its_ops(void **state)
+{
+    (void)state;
+    const char *save = "{\"save\": [\"q\", \"k\", \"v\", \"core_attn_out\"]}";
+    struct ts_job job;
+    rc_job(&job, HAND_GELU, HAND_SYSTEM, 2, 1, "bf16", "\"tp\": 2", save);
+    struct ts_compute c;
+    ts_compute_build(&job, &c);
+    assert_int_equal(c.layer.tp_recompute.allreduce, 1);
+    assert_int_equal(c.layer.tp_recompute.allgather + c.layer.tp_recompute.reducescatter, 0);
+    rc_job(&job, HAND_GELU, HAND_SYSTEM, 2, 1, "bf16", "\"tp\": 2, \"sequence_parallel\": true", save);
+    ts_compute_build(&job, &c);
+    assert_int_equal(c.layer.tp_recompute.allreduce, 0);
+    assert_int_equal(c.layer.tp_recompute.allgather, 1);
+    assert_int_equal(c.layer.tp_recompute.reducescatter, 1);
+    assert_close(c.layer.tp_recompute.bytes, 4096.0 * 1024 * 2, 0, 0);
+    /* per GPU: the layer input sharded by sequence parallelism (e T h / 2), q, k, v and the
+     * attention output of 4 of the 8 heads (e T h / 2 each), logsumexp of 4 heads (4 x 4 s) */
+    double T = 4096, h = 1024, e = 2;
+    assert_close(c.layer.activation_bytes,
+                 e * T * h / 2 + 3 * e * T * h / 2 + e * T * h / 2 + 4 * 4.0 * 4096, 1e-15, 0);
+}
+
+/* Keeping only K of the QKV output makes the recomputation run the q and v columns of the
+ * projection alone (h x (a + g) d) and their rotary embedding on q only. */
+static void a_partly_saved_fused_projection_recomputes_only_its_unsaved_columns(void **state)
+{
+    (void)state;
+    /* Llama-like: 8 query heads, 2 KV heads of 128, rotary, SwiGLU f 2048 */
+    const char *model = "{\"name\": \"q\", \"layers\": 2, \"hidden\": 1024, \"heads\": 8, "
+                        "\"kv_heads\": 2, \"ffn\": \"swiglu\", \"ffn_hidden\": 2048, "
+                        "\"vocab\": 1024, \"seq_len\": 4096}";
+    struct ts_job job;
+    rc_job(&job, model, HAND_SYSTEM, 1, 1, "bf16", "",
+           "{\"save\": [\"norm1_out\", \"k\", \"core_attn_out\", \"residual1\", \"norm2_out\", "
+           "\"mlp_gate\", \"mlp_act\"]}");
+    struct ts_compute c;
+    ts_compute_build(&job, &c);
+    double T = 4096, h = 1024, e = 2, d = 128;
+    /* q (8 heads) and v (2 heads) columns: N = 10 d; the up half of gate+up: N = f */
+    assert_close(c.layer.recompute.flops, 2 * T * (10 * d) * h + 2 * T * 2048 * h, 1e-15, 0);
+    double gemms = hand_gemm(T, 10 * d, h, NULL) + hand_gemm(T, 2048, h, NULL);
+    assert_close(c.layer.recompute.gemm_s, gemms, 1e-12, 0);
+    /* rotary on q only: read + write e T a d */
+    assert_close(c.layer.recompute.mem_s, 2 * e * T * 8 * d / 1e12, 1e-12, 0);
+}
+
+/* torchtitan's op-level SAC keeps the outputs of the odd-numbered matmuls of a Llama layer
+ * (wq, wv, w1, w2 of wq, wk, wv, wo, w1, w3, w2) and of SDPA, so its recomputation runs the
+ * even-numbered ones, wk, wo and w3, and the norms, rotary of k, residual add and SiLU-gate. */
+static void torchtitan_op_sac_recomputes_the_even_numbered_matmuls(void **state)
+{
+    (void)state;
+    const char *model = "{\"name\": \"q\", \"layers\": 2, \"hidden\": 1024, \"heads\": 8, "
+                        "\"kv_heads\": 2, \"ffn\": \"swiglu\", \"ffn_hidden\": 2048, "
+                        "\"vocab\": 1024, \"seq_len\": 4096}";
+    struct ts_job job;
+    rc_job(&job, model, HAND_SYSTEM, 1, 1, "bf16", "", "{\"save\": \"torchtitan_op\"}");
+    struct ts_compute c;
+    ts_compute_build(&job, &c);
+    double T = 4096, h = 1024, e = 2, d = 128, f = 2048;
+    double wk = 2 * T * (2 * d) * h, wo = 2 * T * h * h, w3 = 2 * T * f * h;
+    assert_close(c.layer.recompute.flops, wk + wo + w3, 1e-15, 0);
+    assert_close(c.layer.recompute.gemm_s,
+                 hand_gemm(T, 2 * d, h, NULL) + hand_gemm(T, h, h, NULL) + hand_gemm(T, f, h, NULL),
+                 1e-12, 0);
+    /* norm1, rotary on k (2 heads), residual add, norm2, SiLU(gate) * up */
+    double streams = 2 * e * T * h + 2 * e * T * 2 * d + 3 * e * T * h + 2 * e * T * h + 3 * e * T * f;
+    assert_close(c.layer.recompute.mem_s, streams / 1e12, 1e-12, 0);
+    /* kept: input, q (8 heads), v (2 heads), attention output + logsumexp, gate, w2 output */
+    assert_close(c.layer.activation_bytes,
+                 e * T * h + e * T * 8 * d + e * T * 2 * d + e * T * 8 * d + 4 * 8 * 4096 +
+                     e * T * f + e * T * h,
+                 1e-15, 0);
+}
+
+/* Megatron's selective recomputation checkpoints the core-attention function, so with flash
+ * attention it re-runs the flash forward although the projection keeps its output; a save
+ * list of the same tensors re-runs only what backward needs, i.e. nothing. Unfused attention
+ * needs its softmax again either way, and the attention core runs whole. */
+static void a_save_list_reruns_only_what_backward_needs_unlike_megatron_selective(void **state)
+{
+    (void)state;
+    const char *list = "{\"save\": [\"input\", \"norm1_out\", \"qkv\", \"core_attn_out\", "
+                       "\"proj_dropout_mask\", \"residual1\", \"norm2_out\", \"mlp_up\", "
+                       "\"mlp_act\", \"mlp_dropout_mask\"]}";
+    struct ts_job sel, lst, none;
+    rc_job(&sel, "\"megatron-1.7b\"", "\"dgx-h100\"", 2, 4, "bf16", "\"tp\": 2", "\"selective\"");
+    rc_job(&lst, "\"megatron-1.7b\"", "\"dgx-h100\"", 2, 4, "bf16", "\"tp\": 2", list);
+    rc_job(&none, "\"megatron-1.7b\"", "\"dgx-h100\"", 2, 4, "bf16", "\"tp\": 2", "\"none\"");
+    struct ts_compute cs, cl, cn;
+    ts_compute_build(&sel, &cs);
+    ts_compute_build(&lst, &cl);
+    ts_compute_build(&none, &cn);
+    assert_true(cs.layer.activation_bytes == cl.layer.activation_bytes);
+    assert_true(cl.layer.activation_bytes == cn.layer.activation_bytes);   /* flash: no s x s */
+    assert_true(cs.layer.recompute_attention && cs.layer.recompute.attn_s > 0);
+    assert_true(cl.layer.recompute.time_s == 0 && !cl.layer.recompute_attention);
+    rc_job(&sel, "\"megatron-1.7b\"", "\"dgx-h100\"", 2, 4, "bf16",
+           "\"tp\": 2, \"attention\": \"standard\"", "\"selective\"");
+    rc_job(&lst, "\"megatron-1.7b\"", "\"dgx-h100\"", 2, 4, "bf16",
+           "\"tp\": 2, \"attention\": \"standard\"", list);
+    ts_compute_build(&sel, &cs);
+    ts_compute_build(&lst, &cl);
+    assert_same_pass(&cs.layer.recompute, &cl.layer.recompute);
+    assert_true(cs.layer.activation_bytes == cl.layer.activation_bytes);
+    /* while the layer's backward runs, Megatron's re-run also holds a second attention output
+     * (e T a_l d: 2048 tokens, 12 of 24 heads of 96) besides the s x s tensors */
+    assert_close(cs.layer.recompute_regen_bytes - cl.layer.recompute_regen_bytes,
+                 2.0 * 2048 * 12 * 96, 0, 0);
+    /* softmax (e), dropout mask (1) and output (e) of 12 heads, s x s */
+    assert_close(cl.layer.recompute_regen_bytes, 5.0 * 12 * 2048 * 2048, 0, 0);
+}
+
+/* {"full_every": k}: of each stage's n layers, floor(n / k) keep only their input and re-run
+ * their forward; the rest keep the saved set. Memory, hardware FLOPs and every chunk's
+ * backward are that mix of the "none" (or saved-set) and "full" numbers. */
+static void full_every_mixes_full_and_saved_layers_as_the_per_layer_count_says(void **state)
+{
+    (void)state;
+    /* megatron-1.7b: 24 layers; pp 2 -> 12 per stage; interleaved v 2 -> chunks of 6 */
+    const char *layout = "\"tp\": 2, \"pp\": 2, \"schedule\": \"interleaved\", \"virtual_stages\": 2";
+    static const struct {
+        int k, full_per_stage;
+        int full_per_chunk[2];      /* counter over the stage's layers: k, 2k, ... */
+    } cases[] = {{1, 12, {6, 6}}, {2, 6, {3, 3}}, {4, 3, {1, 2}}, {5, 2, {1, 1}}, {12, 1, {0, 1}}};
+    struct ts_job none, full;
+    rc_job(&none, "\"megatron-1.7b\"", "\"dgx-h100\"", 8, 16, "bf16", layout, "\"none\"");
+    rc_job(&full, "\"megatron-1.7b\"", "\"dgx-h100\"", 8, 16, "bf16", layout, "\"full\"");
+    struct ts_compute cn, cf;
+    ts_compute_build(&none, &cn);
+    ts_compute_build(&full, &cf);
+    struct ts_step_plan pn, pf, pk;
+    ts_step_plan_init(&pn, 2, 2);
+    ts_step_plan_init(&pf, 2, 2);
+    ts_step_plan_init(&pk, 2, 2);
+    ts_step_plan_build(&none, &cn, &pn);
+    ts_step_plan_build(&full, &cf, &pf);
+    double hw_n = ts_compute_hardware_flops(&none, &cn), hw_f = ts_compute_hardware_flops(&full, &cf);
+    for (size_t i = 0; i < TS_ARRAY_LEN(cases); i++) {
+        char rec[64];
+        snprintf(rec, sizeof rec, "{\"full_every\": %d}", cases[i].k);
+        struct ts_job job;
+        rc_job(&job, "\"megatron-1.7b\"", "\"dgx-h100\"", 8, 16, "bf16", layout, rec);
+        struct ts_compute c;
+        ts_compute_build(&job, &c);
+        double nf = cases[i].full_per_stage, frac = nf / 12.0;
+        for (int st = 0; st < 2; st++) {
+            struct ts_memory m, mn, mf;
+            ts_memory_stage(&job, &c, st, &m);
+            ts_memory_stage(&none, &cn, st, &mn);
+            ts_memory_stage(&full, &cf, st, &mf);
+            double embed = st == 0 ? mn.inflight * cn.embed.activation_bytes : 0.0;
+            assert_close(m.activation_bytes, mn.inflight * ((12 - nf) * cn.layer.activation_bytes +
+                                                            nf * cf.layer.activation_bytes) + embed,
+                         1e-12, 0);
+            assert_close(m.activation_bytes,
+                         mn.activation_bytes + frac * (mf.activation_bytes - mn.activation_bytes),
+                         1e-12, 0);
+            /* the largest regenerated set is a full layer's: all it keeps for backward but
+             * its input */
+            assert_close(m.recompute_bytes, cn.layer.activation_bytes - cf.layer.activation_bytes,
+                         1e-12, 0);
+            assert_close(m.recompute_bytes, mf.recompute_bytes, 0, 0);
+        }
+        assert_close(ts_compute_hardware_flops(&job, &c), hw_n + frac * (hw_f - hw_n), 1e-12, 0);
+        ts_step_plan_build(&job, &c, &pk);
+        for (int ch = 0; ch < 4; ch++) {
+            double f = cases[i].full_per_chunk[ch % 2];
+            assert_close(pk.chunk[ch].bwd_s,
+                         pn.chunk[ch].bwd_s + f / 6.0 * (pf.chunk[ch].bwd_s - pn.chunk[ch].bwd_s),
+                         1e-12, 0);
+        }
+    }
+    ts_step_plan_free(&pn);
+    ts_step_plan_free(&pf);
+    ts_step_plan_free(&pk);
+}
+
+/* Brute force over saved sets: keeping more never holds fewer bytes nor recomputes more
+ * FLOPs, keeping every tensor backward reads recomputes nothing, and keeping only the input
+ * recomputes at most the full layer's forward. 400 random sets (fixed seed) per layout. */
+static void keeping_more_tensors_never_costs_memory_less_or_recompute_more(void **state)
+{
+    (void)state;
+    uint64_t x = 12345;
+    for (size_t i = 0; i < TS_ARRAY_LEN(rc_cases); i++) {
+        struct ts_job full;
+        rc_job(&full, rc_cases[i].model, "\"dgx-h100\"", rc_cases[i].gpus, rc_cases[i].batch,
+               rc_cases[i].precision, rc_cases[i].layout, "\"full\"");
+        struct ts_compute cf;
+        ts_compute_build(&full, &cf);
+        for (int trial = 0; trial < 400; trial++) {
+            x = x * 6364136223846793005ull + 1442695040888963407ull;
+            uint32_t a = (uint32_t)(x >> 40) & ((1u << TS_T_COUNT) - 1u);
+            x = x * 6364136223846793005ull + 1442695040888963407ull;
+            uint32_t b = a | ((uint32_t)(x >> 40) & ((1u << TS_T_COUNT) - 1u));   /* b >= a */
+            struct ts_job ja = full, jb = full;
+            ja.parallel.recompute_policy = (struct ts_recompute_policy){
+                .custom = true, .save = a | TS_T_BIT(TS_T_INPUT), .rerun = TS_RERUN_NEEDED};
+            jb.parallel.recompute_policy = (struct ts_recompute_policy){
+                .custom = true, .save = b | TS_T_BIT(TS_T_INPUT), .rerun = TS_RERUN_NEEDED};
+            struct ts_compute ca, cb;
+            ts_compute_build(&ja, &ca);
+            ts_compute_build(&jb, &cb);
+            assert_true(ca.layer.activation_bytes <= cb.layer.activation_bytes);
+            assert_true(ca.layer.recompute.flops >= cb.layer.recompute.flops);
+            assert_true(ca.layer.recompute.flops <= cf.layer.recompute.flops);
+            assert_true(ca.layer.recompute.mem_s <= cf.layer.recompute.mem_s * (1 + 1e-12));
+            if ((b & TS_T_ALL) == TS_T_ALL)
+                assert_true(cb.layer.recompute.time_s == 0 && cb.layer.recompute_regen_bytes == 0);
+        }
+    }
+}
+
+/* Published peak memory of torchtitan runs on H100 96 GB (pytorch/torchtitan
+ * docs/performance.md, Tables 1-4: Llama 3.1 8B and 70B, FSDP2, seq 8192 unless stated,
+ * "selective" = its default op-level SAC, "full" = full AC; memory = max reserved GiB). These
+ * runs ran, so their policies must fit; and trainsim must not claim more than the measured
+ * peak (which also holds allocator slack and loss temporaries trainsim does not count). */
+static void torchtitan_runs_fit_with_their_recompute_policies(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *model;
+        int seq, gpus, batch;
+        const char *precision, *layout, *rec;
+        double published_gib;
+    } rows[] = {
+        {"llama3-8b", 8192, 8, 16, "bf16", "\"dp\": 8, \"zero\": 3, \"microbatch\": 2",
+         "{\"save\": \"torchtitan_op\"}", 82.4},
+        {"llama3-8b", 8192, 128, 256, "bf16", "\"dp\": 128, \"zero\": 3, \"microbatch\": 2",
+         "{\"save\": \"torchtitan_op\"}", 67.0},
+        {"llama3-8b", 32768, 8, 8, "fp8", "\"dp\": 8, \"zero\": 3", "{\"save\": \"nothing\"}", 83.9},
+        {"llama3-8b", 65536, 8, 4, "fp8", "\"dp\": 4, \"cp\": 2, \"zero\": 3",
+         "{\"save\": \"nothing\"}", 84.2},
+        {"llama3-8b", 262144, 8, 1, "fp8", "\"dp\": 1, \"cp\": 8, \"zero\": 3",
+         "{\"save\": \"nothing\"}", 84.5},
+        {"llama3-70b", 8192, 256, 512, "fp8",
+         "\"dp\": 32, \"tp\": 8, \"sequence_parallel\": true, \"zero\": 3, \"microbatch\": 16",
+         "{\"save\": \"nothing\"}", 71.9},
+    };
+    for (size_t i = 0; i < TS_ARRAY_LEN(rows); i++) {
+        char model[32];
+        snprintf(model, sizeof model, "\"%s\"", rows[i].model);
+        struct ts_job job;
+        rc_job(&job, model, "\"dgx-h100\"", rows[i].gpus, rows[i].batch, rows[i].precision,
+               rows[i].layout, rows[i].rec);
+        job.model.seq_len = rows[i].seq;
+        job.system.accel.memory_bytes = 96e9;     /* H100 96 GB HBM2e */
+        struct ts_err err;
+        ts_err_clear(&err);
+        assert_int_equal(ts_job_validate(&job, "torchtitan.json", &err), TS_OK);
+        struct ts_compute c;
+        ts_compute_build(&job, &c);
+        struct ts_memory m;
+        ts_memory_worst(&job, &c, &m);
+        if (m.total_bytes > job.system.accel.memory_bytes ||
+            m.total_bytes > 1.05 * rows[i].published_gib * GIB) {
+            print_error("%s seq %d: predicted %.1f GiB, published %.1f GiB, capacity %.1f GiB\n",
+                        rows[i].model, rows[i].seq, m.total_bytes / GIB, rows[i].published_gib,
+                        job.system.accel.memory_bytes / GIB);
+            fail();
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -452,6 +922,16 @@ int main(void)
         cmocka_unit_test(zero_stages_shard_weights_grads_and_optimizer_over_dp_times_cp),
         cmocka_unit_test(gemm_times_follow_the_roofline_when_compute_bound),
         cmocka_unit_test(gemm_times_follow_the_roofline_when_memory_bound),
+        cmocka_unit_test(saving_all_tensors_equals_no_recomputation_exactly),
+        cmocka_unit_test(selective_and_full_named_sets_and_full_every_one_reproduce_the_presets),
+        cmocka_unit_test(a_custom_save_set_recomputes_the_ops_between_saved_tensors_by_hand),
+        cmocka_unit_test(a_custom_save_set_repeats_only_the_collectives_of_its_ops),
+        cmocka_unit_test(a_partly_saved_fused_projection_recomputes_only_its_unsaved_columns),
+        cmocka_unit_test(torchtitan_op_sac_recomputes_the_even_numbered_matmuls),
+        cmocka_unit_test(a_save_list_reruns_only_what_backward_needs_unlike_megatron_selective),
+        cmocka_unit_test(full_every_mixes_full_and_saved_layers_as_the_per_layer_count_says),
+        cmocka_unit_test(keeping_more_tensors_never_costs_memory_less_or_recompute_more),
+        cmocka_unit_test(torchtitan_runs_fit_with_their_recompute_policies),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1735,9 +1735,112 @@ static void unknown_catalogue_name_is_rejected_listing_the_known_names(void **st
     assert_input_error(rc, &err, "test.json: model: \"tiny a\" is not a model name");
 }
 
+/* ---------------------------------------------------------------- job: recomputation policies */
+
+static void recompute_object_forms_parse_into_saved_sets(void **state)
+{
+    (void)state;
+    struct ts_job job;
+    struct ts_err err;
+    const struct ts_recompute_policy *r = &job.parallel.recompute_policy;
+    /* a list, with the group names expanded; the layer input is always kept */
+    int rc = parse_job("\"gpus\": 8, \"global_batch\": 8, \"parallel\": {\"recompute\": "
+                       "{\"save\": [\"qkv\", \"core_attn_out\", \"dropout_masks\"]}}", &job, &err);
+    assert_ok(rc, err);
+    assert_true(r->custom);
+    assert_int_equal(r->save, TS_T_BIT(TS_T_INPUT) | TS_T_BIT(TS_T_Q) | TS_T_BIT(TS_T_K) |
+                                  TS_T_BIT(TS_T_V) | TS_T_BIT(TS_T_CORE_ATTN_OUT) |
+                                  TS_T_BIT(TS_T_ATTN_DROPOUT_MASK) |
+                                  TS_T_BIT(TS_T_PROJ_DROPOUT_MASK) | TS_T_BIT(TS_T_MLP_DROPOUT_MASK));
+    assert_int_equal(r->full_every, 0);
+    assert_int_equal(r->rerun, TS_RERUN_NEEDED);
+    assert_int_equal(ts_recompute_saved(&job.parallel), r->save);
+    char text[256];
+    ts_recompute_describe(&job.parallel, text, sizeof text);
+    assert_string_equal(text, "save [input, q, k, v, attn_dropout_mask, core_attn_out, "
+                              "proj_dropout_mask, mlp_dropout_mask]");
+    /* full_every alone: the other layers keep everything */
+    rc = parse_job("\"gpus\": 8, \"global_batch\": 8, \"parallel\": {\"recompute\": {\"full_every\": 4}}",
+                   &job, &err);
+    assert_ok(rc, err);
+    assert_int_equal(r->full_every, 4);
+    assert_int_equal(r->save, TS_T_ALL);
+    assert_int_equal(ts_recompute_full_layers(&job.parallel, 0, 8), 2);
+    assert_int_equal(ts_recompute_full_layers(&job.parallel, 3, 2), 1);    /* layers 4, 5 */
+    ts_recompute_describe(&job.parallel, text, sizeof text);
+    assert_string_equal(text, "full_every 4");
+    /* a named set, with full_every */
+    rc = parse_job("\"gpus\": 8, \"global_batch\": 8, \"parallel\": {\"recompute\": "
+                   "{\"save\": \"save_qkv_proj\", \"full_every\": 8}}", &job, &err);
+    assert_ok(rc, err);
+    assert_int_equal(r->save, TS_T_BIT(TS_T_INPUT) | TS_T_BIT(TS_T_Q) | TS_T_BIT(TS_T_K) |
+                                  TS_T_BIT(TS_T_V));
+    ts_recompute_describe(&job.parallel, text, sizeof text);
+    assert_string_equal(text, "full_every 8, save save_qkv_proj");
+    /* the presets keep their enum (the sweep sets only that) and carry no policy */
+    rc = parse_job("\"gpus\": 8, \"global_batch\": 8, \"parallel\": {\"recompute\": \"full\"}", &job, &err);
+    assert_ok(rc, err);
+    assert_int_equal(job.parallel.recompute, TS_RECOMPUTE_FULL);
+    assert_false(r->custom);
+    assert_int_equal(ts_recompute_saved(&job.parallel), TS_T_BIT(TS_T_INPUT));
+    assert_int_equal(ts_recompute_rerun(&job.parallel), TS_RERUN_LAYER);
+    assert_int_equal(ts_recompute_full_layers(&job.parallel, 0, 8), 0);
+    /* the named sets "selective" and "full" are the presets' sets */
+    uint32_t save;
+    enum ts_rerun rerun;
+    assert_true(ts_recompute_named_set("selective", &save, &rerun));
+    assert_int_equal(save, TS_T_ALL & ~(TS_T_BIT(TS_T_SOFTMAX) | TS_T_BIT(TS_T_ATTN_DROPOUT_MASK) |
+                                        TS_T_BIT(TS_T_ATTN_PROBS)));
+    assert_int_equal(rerun, TS_RERUN_ATTENTION);
+    assert_false(ts_recompute_named_set("most", &save, &rerun));
+}
+
+static void recompute_policy_errors_name_the_offending_entry(void **state)
+{
+    (void)state;
+    struct ts_job job;
+    struct ts_err err;
+    int rc = parse_job("\"gpus\": 8, \"global_batch\": 8, \"parallel\": {\"recompute\": "
+                       "{\"save\": [\"q\", \"attn_scores\"]}}", &job, &err);
+    assert_input_error(rc, &err, "test.json: parallel.recompute.save[1]: \"attn_scores\" is not a "
+                                 "layer tensor; name one of input, norm1_out, q");
+    rc = parse_job("\"gpus\": 8, \"global_batch\": 8, \"parallel\": {\"recompute\": {\"save\": [3]}}",
+                   &job, &err);
+    assert_input_error(rc, &err, "test.json: parallel.recompute.save[0]: 3 is not a layer tensor");
+    rc = parse_job("\"gpus\": 8, \"global_batch\": 8, \"parallel\": {\"recompute\": {\"save\": \"most\"}}",
+                   &job, &err);
+    assert_input_error(rc, &err, "test.json: parallel.recompute.save: \"most\" is not a named saved "
+                                 "set; use one of \"all\" | \"selective\" | \"full\"");
+    rc = parse_job("\"gpus\": 8, \"global_batch\": 8, \"parallel\": {\"recompute\": {\"full_every\": 0}}",
+                   &job, &err);
+    assert_input_error(rc, &err, "test.json: parallel.recompute.full_every: ");
+    /* the tiny model has 8 layers; pp 2 leaves 4 per stage */
+    rc = parse_job("\"gpus\": 8, \"global_batch\": 8, \"parallel\": {\"pp\": 2, \"recompute\": "
+                   "{\"full_every\": 5}}", &job, &err);
+    assert_input_error(rc, &err, "test.json: parallel.recompute.full_every: 5 exceeds the 4 layers "
+                                 "of stage 0");
+    rc = parse_job("\"gpus\": 8, \"global_batch\": 8, \"parallel\": {\"recompute\": {\"full_every\": 9}}",
+                   &job, &err);
+    assert_input_error(rc, &err, "test.json: parallel.recompute.full_every: 9 exceeds the 8 layers");
+    rc = parse_job("\"gpus\": 8, \"global_batch\": 8, \"parallel\": {\"recompute\": {}}", &job, &err);
+    assert_input_error(rc, &err, "test.json: parallel.recompute: an empty policy");
+    rc = parse_job("\"gpus\": 8, \"global_batch\": 8, \"parallel\": {\"recompute\": {\"saved\": []}}",
+                   &job, &err);
+    assert_input_error(rc, &err, "test.json: parallel.recompute");
+    assert_non_null(strstr(err.msg, "saved"));
+    rc = parse_job("\"gpus\": 8, \"global_batch\": 8, \"parallel\": {\"recompute\": {\"save\": {}}}",
+                   &job, &err);
+    assert_input_error(rc, &err, "test.json: parallel.recompute.save: ");
+    rc = parse_job("\"gpus\": 8, \"global_batch\": 8, \"parallel\": {\"recompute\": true}", &job, &err);
+    assert_input_error(rc, &err, "test.json: parallel.recompute: true is not one of \"none\" | "
+                                 "\"selective\" | \"full\" (or an object");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(recompute_object_forms_parse_into_saved_sets),
+        cmocka_unit_test(recompute_policy_errors_name_the_offending_entry),
         cmocka_unit_test(malformed_json_file_is_reported_with_line_and_column),
         cmocka_unit_test(well_formed_json_file_loads),
         cmocka_unit_test(loading_a_missing_file_names_it),

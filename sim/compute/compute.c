@@ -246,32 +246,88 @@ static double attention_bwd(const struct kern *k, const struct shape *sh, bool f
     return p->gemm_s + p->attn_s + p->mem_s - t0;
 }
 
-/* Forward of the whole layer into *p; returns the GEMM time (the TP overlap budget). */
+/* The forward ops of a layer, in program order, as the recomputation graph names them
+ * (sim/spec/recompute.c lists the tensors each produces). */
+enum layer_op {
+    OP_NORM1,   // input -> norm1_out
+    OP_QKV,     // norm1_out -> q, k, v (GEMM + rotary; SP: all-gather before)
+    OP_ATTN,    // q, k, v -> softmax, attn_dropout_mask, attn_probs, core_attn_out
+    OP_PROJ,    // core_attn_out -> proj_out (TP: all-reduce / SP: reduce-scatter after)
+    OP_ADD1,    // input, proj_out -> proj_dropout_mask, residual1
+    OP_NORM2,   // residual1 -> norm2_out
+    OP_FC1,     // norm2_out -> mlp_gate, mlp_up (SP: all-gather before)
+    OP_ACT,     // mlp_gate, mlp_up -> mlp_act
+    OP_FC2,     // mlp_act -> mlp_out (TP: all-reduce / SP: reduce-scatter after)
+    OP_ADD2,    // residual1, mlp_out -> mlp_dropout_mask (and the layer output)
+    OP_COUNT
+};
+#define OP_BIT(o) (1u << (o))
+#define OPS_ALL ((1u << OP_COUNT) - 1u)
+
+/* Which ops of layer_fwd run, and which of their outputs are wanted (a fused GEMM whose
+ * outputs are only partly wanted runs only those columns: the q, k, v and gate, up
+ * projections, as the frameworks that run them as separate GEMMs do). */
+struct layer_run {
+    unsigned ops;       // OP_BIT of enum layer_op
+    uint32_t outs;      // TS_T_BIT of enum ts_layer_tensor
+};
+
+static const struct layer_run run_forward = {OPS_ALL, 0xffffffffu};
+
+/* Forward of the layer's ops `r` into *p; returns the GEMM time (the TP overlap budget). */
 static double layer_fwd(const struct kern *k, const struct shape *sh, const struct ts_model *m,
-                        bool flash_attn, struct ts_pass *p, double *attn_s)
+                        bool flash_attn, const struct layer_run *r, struct ts_pass *p,
+                        double *attn_s)
 {
     double e = sh->e, T = sh->T, Tn = sh->Tn, h = sh->h;
     double qkv_n = (sh->a_l + 2.0 * sh->g_l) * sh->d;
-    double g0 = p->gemm_s;
-    stream(k, p, 2.0 * e * Tn * h);                                 // input norm
-    linear(k, p, T, qkv_n, h, e);                                  // QKV projection
-    if (!m->learned_positions)
-        stream(k, p, 2.0 * e * T * (sh->a_l + sh->g_l) * sh->d);   // rotary embedding on q, k
-    double ga = p->gemm_s;
-    *attn_s = attention_fwd(k, sh, flash_attn, p);
-    double attn_gemm = p->gemm_s - ga;
-    linear(k, p, T, h, sh->a_l * sh->d, e);                        // output projection
-    stream(k, p, (3.0 * e + sh->drop) * Tn * h);                    // bias-dropout-add
-    stream(k, p, 2.0 * e * Tn * h);                                 // post-attention norm
-    if (m->ffn == TS_FFN_GELU) {
-        linear(k, p, T, sh->f_l, h, e);                            // fc1
-        stream(k, p, 2.0 * e * T * sh->f_l);                        // bias + GeLU
-    } else {
-        linear(k, p, T, 2.0 * sh->f_l, h, e);                      // gate + up (fused)
-        stream(k, p, 3.0 * e * T * sh->f_l);                        // SiLU(gate) * up
+    double rope_n = (sh->a_l + sh->g_l) * sh->d;
+    uint32_t qkv_out = r->outs & (TS_T_BIT(TS_T_Q) | TS_T_BIT(TS_T_K) | TS_T_BIT(TS_T_V));
+    if (qkv_out != (TS_T_BIT(TS_T_Q) | TS_T_BIT(TS_T_K) | TS_T_BIT(TS_T_V))) {
+        bool q = qkv_out & TS_T_BIT(TS_T_Q), kk = qkv_out & TS_T_BIT(TS_T_K);
+        bool v = qkv_out & TS_T_BIT(TS_T_V);
+        qkv_n = ((q ? sh->a_l : 0.0) + (kk ? sh->g_l : 0.0) + (v ? sh->g_l : 0.0)) * sh->d;
+        rope_n = ((q ? sh->a_l : 0.0) + (kk ? sh->g_l : 0.0)) * sh->d;
     }
-    linear(k, p, T, h, sh->f_l, e);                                // fc2 / down
-    stream(k, p, (3.0 * e + sh->drop) * Tn * h);                    // bias-dropout-add
+    double fc1_n = m->ffn == TS_FFN_GELU ? sh->f_l : 2.0 * sh->f_l;
+    if (m->ffn != TS_FFN_GELU && !((r->outs & TS_T_BIT(TS_T_MLP_GATE)) && (r->outs & TS_T_BIT(TS_T_MLP_UP))))
+        fc1_n = sh->f_l;
+    unsigned ops = r->ops;
+    double g0 = p->gemm_s, attn_gemm = 0.0;
+    *attn_s = 0.0;
+    if (ops & OP_BIT(OP_NORM1))
+        stream(k, p, 2.0 * e * Tn * h);                             // input norm
+    if (ops & OP_BIT(OP_QKV)) {
+        linear(k, p, T, qkv_n, h, e);                              // QKV projection
+        if (!m->learned_positions && rope_n > 0)
+            stream(k, p, 2.0 * e * T * rope_n);                     // rotary embedding on q, k
+    }
+    if (ops & OP_BIT(OP_ATTN)) {
+        double ga = p->gemm_s;
+        *attn_s = attention_fwd(k, sh, flash_attn, p);
+        attn_gemm = p->gemm_s - ga;
+    }
+    if (ops & OP_BIT(OP_PROJ))
+        linear(k, p, T, h, sh->a_l * sh->d, e);                    // output projection
+    if (ops & OP_BIT(OP_ADD1))
+        stream(k, p, (3.0 * e + sh->drop) * Tn * h);                // bias-dropout-add
+    if (ops & OP_BIT(OP_NORM2))
+        stream(k, p, 2.0 * e * Tn * h);                             // post-attention norm
+    if (m->ffn == TS_FFN_GELU) {
+        if (ops & OP_BIT(OP_FC1))
+            linear(k, p, T, sh->f_l, h, e);                        // fc1
+        if (ops & OP_BIT(OP_ACT))
+            stream(k, p, 2.0 * e * T * sh->f_l);                    // bias + GeLU
+    } else {
+        if (ops & OP_BIT(OP_FC1))
+            linear(k, p, T, fc1_n, h, e);                          // gate + up (fused)
+        if (ops & OP_BIT(OP_ACT))
+            stream(k, p, 3.0 * e * T * sh->f_l);                    // SiLU(gate) * up
+    }
+    if (ops & OP_BIT(OP_FC2))
+        linear(k, p, T, h, sh->f_l, e);                            // fc2 / down
+    if (ops & OP_BIT(OP_ADD2))
+        stream(k, p, (3.0 * e + sh->drop) * Tn * h);                // bias-dropout-add
     pass_total(p);
     return p->gemm_s - g0 - attn_gemm;
 }
@@ -323,6 +379,193 @@ static double layer_params(const struct ts_model *m, double a, double g, double 
     return attn + mlp + bias + norms;
 }
 
+/* ---------------------------------------------------------------- recomputation */
+
+/* Bytes per layer per microbatch on this GPU of each tensor the layer can keep for backward
+ * (Korthikanti et al. 2022, sec. 4.1 "activations memory per layer", generalised to GQA,
+ * SwiGLU, flash attention and no dropout; replicated tensors divide by tp only under sequence
+ * parallelism: Tn = T / t there). With e bytes per element (2 in 16-bit recipes), T = b s / cp
+ * local tokens, a_l = heads / t, g_l = kv_heads / t (1 when replicated), d = head_dim,
+ * f_l = ffn_hidden / t, s_kv = s:
+ *   input, residual1                 e Tn h
+ *   norm1_out, norm2_out             ein Tn h  (GEMM inputs kept for the weight gradient are
+ *                                    the fp8 copies in fp8 recipes, ein = 1; else e)
+ *   q / k / v                        e T a_l d / e T g_l d / e T g_l d
+ *   softmax (unfused)                e b a_l s s_kv
+ *   attn_dropout_mask (unfused)      1 b a_l s s_kv   (with dropout)
+ *   attn_probs (unfused)             e b a_l s s_kv   (with dropout)
+ *   core_attn_out                    ein T a_l d  (+ flash: 4 b a_l s, fp32 logsumexp)
+ *   proj_out, mlp_out                e Tn h    (not read by backward)
+ *   proj/mlp_dropout_mask            1 Tn h    (with dropout)
+ *   mlp_gate (SwiGLU)                e T f_l
+ *   mlp_up                           e T f_l   (GeLU input / SwiGLU up)
+ *   mlp_act                          ein T f_l
+ * Their sum over "all" is Korthikanti's s b h (34 + 5 a s / h) with dropout, GeLU, 16 bits,
+ * t = 1 (the tests check the tensor- and sequence-parallel forms). 0 = not in this layer. */
+static double tensor_bytes(const struct shape *sh, const struct ts_job *job, bool fl, int t)
+{
+    const struct ts_model *m = &job->model;
+    double e = sh->e, T = sh->T, Tn = sh->Tn, h = sh->h, d = sh->d;
+    double ein = job->precision == TS_PREC_FP8 ? 1.0 : e;
+    double ss = sh->b * sh->a_l * sh->s * sh->s_kv;
+    switch ((enum ts_layer_tensor)t) {
+    case TS_T_INPUT:
+    case TS_T_RESIDUAL1:
+        return e * Tn * h;
+    case TS_T_NORM1_OUT:
+    case TS_T_NORM2_OUT:
+        return ein * Tn * h;
+    case TS_T_Q:
+        return e * T * sh->a_l * d;
+    case TS_T_K:
+    case TS_T_V:
+        return e * T * sh->g_l * d;
+    case TS_T_SOFTMAX:
+        return fl ? 0.0 : e * ss;
+    case TS_T_ATTN_DROPOUT_MASK:
+        return fl ? 0.0 : sh->drop * ss;
+    case TS_T_ATTN_PROBS:
+        return fl ? 0.0 : sh->drop * e * ss;
+    case TS_T_CORE_ATTN_OUT:
+        return ein * T * sh->a_l * d + (fl ? 4.0 * sh->b * sh->a_l * sh->s : 0.0);
+    case TS_T_PROJ_OUT:
+    case TS_T_MLP_OUT:
+        return e * Tn * h;
+    case TS_T_PROJ_DROPOUT_MASK:
+    case TS_T_MLP_DROPOUT_MASK:
+        return sh->drop * Tn * h;
+    case TS_T_MLP_GATE:
+        return m->ffn == TS_FFN_GELU ? 0.0 : e * T * sh->f_l;
+    case TS_T_MLP_UP:
+        return e * T * sh->f_l;
+    case TS_T_MLP_ACT:
+        return ein * T * sh->f_l;
+    case TS_T_COUNT:
+        break;
+    }
+    return 0.0;
+}
+
+/* The op graph: what each forward op reads and writes (tensor bits). */
+static uint32_t op_inputs(enum layer_op o)
+{
+    switch (o) {
+    case OP_NORM1: return TS_T_BIT(TS_T_INPUT);
+    case OP_QKV:   return TS_T_BIT(TS_T_NORM1_OUT);
+    case OP_ATTN:  return TS_T_BIT(TS_T_Q) | TS_T_BIT(TS_T_K) | TS_T_BIT(TS_T_V);
+    case OP_PROJ:  return TS_T_BIT(TS_T_CORE_ATTN_OUT);
+    case OP_ADD1:  return TS_T_BIT(TS_T_INPUT) | TS_T_BIT(TS_T_PROJ_OUT);
+    case OP_NORM2: return TS_T_BIT(TS_T_RESIDUAL1);
+    case OP_FC1:   return TS_T_BIT(TS_T_NORM2_OUT);
+    case OP_ACT:   return TS_T_BIT(TS_T_MLP_GATE) | TS_T_BIT(TS_T_MLP_UP);
+    case OP_FC2:   return TS_T_BIT(TS_T_MLP_ACT);
+    case OP_ADD2:  return TS_T_BIT(TS_T_RESIDUAL1) | TS_T_BIT(TS_T_MLP_OUT);
+    case OP_COUNT: break;
+    }
+    return 0;
+}
+
+static uint32_t op_outputs(enum layer_op o)
+{
+    switch (o) {
+    case OP_NORM1: return TS_T_BIT(TS_T_NORM1_OUT);
+    case OP_QKV:   return TS_T_BIT(TS_T_Q) | TS_T_BIT(TS_T_K) | TS_T_BIT(TS_T_V);
+    case OP_ATTN:  return TS_T_BIT(TS_T_SOFTMAX) | TS_T_BIT(TS_T_ATTN_DROPOUT_MASK) |
+                          TS_T_BIT(TS_T_ATTN_PROBS) | TS_T_BIT(TS_T_CORE_ATTN_OUT);
+    case OP_PROJ:  return TS_T_BIT(TS_T_PROJ_OUT);
+    case OP_ADD1:  return TS_T_BIT(TS_T_PROJ_DROPOUT_MASK) | TS_T_BIT(TS_T_RESIDUAL1);
+    case OP_NORM2: return TS_T_BIT(TS_T_NORM2_OUT);
+    case OP_FC1:   return TS_T_BIT(TS_T_MLP_GATE) | TS_T_BIT(TS_T_MLP_UP);
+    case OP_ACT:   return TS_T_BIT(TS_T_MLP_ACT);
+    case OP_FC2:   return TS_T_BIT(TS_T_MLP_OUT);
+    case OP_ADD2:  return TS_T_BIT(TS_T_MLP_DROPOUT_MASK);
+    case OP_COUNT: break;
+    }
+    return 0;
+}
+
+/* The tensors of this layer (those with bytes), and the bytes a saved set keeps. */
+static uint32_t tensors_present(const struct shape *sh, const struct ts_job *job, bool fl)
+{
+    uint32_t present = 0;
+    for (int t = 0; t < TS_T_COUNT; t++)
+        if (tensor_bytes(sh, job, fl, t) > 0)
+            present |= TS_T_BIT(t);
+    return present;
+}
+
+static double saved_bytes(const struct shape *sh, const struct ts_job *job, bool fl, uint32_t save)
+{
+    double bytes = 0.0;
+    for (int t = 0; t < TS_T_COUNT; t++)
+        if (save & TS_T_BIT(t))
+            bytes += tensor_bytes(sh, job, fl, t);
+    return bytes;
+}
+
+/* What the recomputation runs for a saved set: every tensor backward reads (TS_T_ALL present
+ * in the layer) that is not saved is regenerated by its producing op, whose unsaved inputs are
+ * regenerated in turn back to saved tensors (one pass in reverse program order: producers
+ * precede consumers). `rerun` adds Megatron's checkpointed regions, which re-run whole. */
+static struct layer_run recompute_run(const struct shape *sh, const struct ts_job *job, bool fl,
+                                      uint32_t save, enum ts_rerun rerun)
+{
+    uint32_t present = tensors_present(sh, job, fl) | TS_T_BIT(TS_T_INPUT);
+    save = (save | TS_T_BIT(TS_T_INPUT)) & present;
+    unsigned forced = rerun == TS_RERUN_LAYER ? OPS_ALL
+                      : rerun == TS_RERUN_ATTENTION ? OP_BIT(OP_ATTN) : 0u;
+    uint32_t need = TS_T_ALL & present & ~save;
+    struct layer_run r = {0u, 0u};
+    for (int o = OP_COUNT - 1; o >= 0; o--) {
+        uint32_t outs = op_outputs((enum layer_op)o) & present;
+        bool run = (forced & OP_BIT(o)) || (outs & need);
+        if (!run)
+            continue;
+        r.ops |= OP_BIT(o);
+        r.outs |= forced & OP_BIT(o) ? outs : outs & need;
+        need |= op_inputs((enum layer_op)o) & present & ~save;
+    }
+    return r;
+}
+
+/* The TP collectives of the ops `r` re-runs: the all-gather before the QKV and fc1 GEMMs
+ * under sequence parallelism, the all-reduce (reduce-scatter under sequence parallelism)
+ * after the projection and fc2 (Korthikanti et al. Fig. 5: g and g-bar). */
+static void tp_comm_recompute(struct ts_tp_comm *c, const struct shape *sh, unsigned ops)
+{
+    memset(c, 0, sizeof *c);
+    if (sh->t <= 1)
+        return;
+    int before = ((ops & OP_BIT(OP_QKV)) != 0) + ((ops & OP_BIT(OP_FC1)) != 0);
+    int after = ((ops & OP_BIT(OP_PROJ)) != 0) + ((ops & OP_BIT(OP_FC2)) != 0);
+    if (after + (sh->sp ? before : 0) == 0)
+        return;
+    c->bytes = sh->T * sh->h * sh->e;
+    if (!sh->sp) {
+        c->allreduce = after;
+    } else {
+        c->allgather = before;
+        c->reducescatter = after;
+    }
+}
+
+/* One layer's recomputation for a saved set. */
+static void recompute_build(const struct kern *k, const struct shape *sh, const struct ts_job *job,
+                            bool fl, uint32_t save, enum ts_rerun rerun,
+                            struct ts_layer_recompute *R)
+{
+    memset(R, 0, sizeof *R);
+    struct layer_run r = recompute_run(sh, job, fl, save, rerun);
+    double attn_s;
+    R->ops = r.ops;
+    if (r.ops)
+        R->gemm_s = layer_fwd(k, sh, &job->model, fl, &r, &R->pass, &attn_s);
+    tp_comm_recompute(&R->tp, sh, r.ops);
+    R->attention = (r.ops & OP_BIT(OP_ATTN)) != 0;
+    R->activation_bytes = saved_bytes(sh, job, fl, save | TS_T_BIT(TS_T_INPUT));
+    R->regen_bytes = saved_bytes(sh, job, fl, r.outs & TS_T_ALL);
+}
+
 static void build_layer(const struct kern *k, const struct shape *sh, const struct ts_job *job,
                         struct ts_layer_cost *L)
 {
@@ -331,27 +574,23 @@ static void build_layer(const struct kern *k, const struct shape *sh, const stru
     bool fl = par->attention == TS_ATTN_FLASH;
     memset(L, 0, sizeof *L);
 
-    L->tp_fwd_gemm_s = layer_fwd(k, sh, m, fl, &L->fwd, &L->attn_fwd_s);
+    L->tp_fwd_gemm_s = layer_fwd(k, sh, m, fl, &run_forward, &L->fwd, &L->attn_fwd_s);
     L->tp_bwd_gemm_s = layer_bwd(k, sh, m, fl, &L->bwd, &L->attn_bwd_s);
-    double unused;
-    switch (par->recompute) {
-    case TS_RECOMPUTE_NONE:
-        break;
-    case TS_RECOMPUTE_SELECTIVE:
-        attention_fwd(k, sh, fl, &L->recompute);
-        pass_total(&L->recompute);
-        break;
-    case TS_RECOMPUTE_FULL:
-        layer_fwd(k, sh, m, fl, &L->recompute, &unused);
-        break;
-    case TS_RECOMPUTE_COUNT:
-        break;
-    }
-
     tp_comm_set(&L->tp_fwd, sh, 2, false);
     tp_comm_set(&L->tp_bwd, sh, 2, true);
-    if (par->recompute == TS_RECOMPUTE_FULL)
-        tp_comm_set(&L->tp_recompute, sh, 2, false);
+
+    /* Recomputation follows the saved set (sim/spec/recompute.c); layers that full_every
+     * picks recompute as "full" does. */
+    struct ts_layer_recompute saved;
+    recompute_build(k, sh, job, fl, ts_recompute_saved(par), ts_recompute_rerun(par), &saved);
+    if (par->recompute_policy.custom && par->recompute_policy.full_every > 0)
+        recompute_build(k, sh, job, fl, TS_T_BIT(TS_T_INPUT), TS_RERUN_LAYER, &L->full);
+    L->recompute = saved.pass;
+    L->tp_recompute = saved.tp;
+    L->tp_recompute_gemm_s = saved.gemm_s;
+    L->recompute_attention = saved.attention;
+    L->activation_bytes = saved.activation_bytes;
+    L->recompute_regen_bytes = saved.regen_bytes;
 
     /* Ring attention (context parallelism): each of the cp - 1 steps passes the local K and
      * V chunk to the next rank; backward passes K, V and their gradients. */
@@ -372,34 +611,6 @@ static void build_layer(const struct kern *k, const struct shape *sh, const stru
                        + 2.0 * m->heads * d * h                         // projection
                        + (m->ffn == TS_FFN_GELU ? 4.0 : 6.0) * h * m->ffn_hidden;
     L->model_flops = 3.0 * per_token * sh->b * s / ((double)par->tp * cp);
-
-    /* Stored activations (Korthikanti et al. 2022, sec. 4.1, generalised to GQA, SwiGLU,
-     * flash attention and no dropout). Replicated tensors divide by tp only under sequence
-     * parallelism. */
-    double e = sh->e, T = sh->T, Tn = sh->Tn;
-    double act;
-    if (par->recompute == TS_RECOMPUTE_FULL) {
-        act = e * Tn * h;                                   // the layer input only
-    } else {
-        /* GEMM inputs kept for the weight gradient are fp8 copies in fp8 recipes
-         * (Transformer Engine saves the casts it already made). */
-        double ein = job->precision == TS_PREC_FP8 ? 1.0 : e;
-        double mlp = m->ffn == TS_FFN_GELU ? e * T * sh->f_l + ein * T * sh->f_l   // GeLU in, fc2 in
-                                           : 2.0 * e * T * sh->f_l + ein * T * sh->f_l; // gate, up, down in
-        act = (e + ein) * Tn * h                            // input norm input, QKV input
-              + e * T * (sh->a_l + 2.0 * sh->g_l) * d       // Q, K, V
-              + ein * T * sh->a_l * d                       // projection input (context)
-              + sh->drop * Tn * h                           // attention dropout mask
-              + (e + ein) * Tn * h                          // second norm input, fc1 input
-              + mlp                                         // MLP activations
-              + sh->drop * Tn * h;                          // MLP dropout mask
-        if (fl)
-            act += 4.0 * sh->b * sh->a_l * sh->s;           // softmax statistics (fp32)
-        else if (par->recompute != TS_RECOMPUTE_SELECTIVE)
-            act += (e + sh->drop * (1.0 + e)) * sh->b * sh->a_l * sh->s * sh->s_kv;  /* softmax
-                                                    output; dropout mask and output */
-    }
-    L->activation_bytes = act;
 }
 
 /* ---------------------------------------------------------------- embedding and output */
@@ -544,7 +755,10 @@ double ts_compute_model_flops(const struct ts_job *job, const struct ts_compute 
 static double stage_hw_flops(const struct ts_job *job, const struct ts_compute *c, int stage)
 {
     const struct ts_layer_cost *L = &c->layer;
-    double f = ts_job_stage_layers(job, stage) * (L->fwd.flops + L->bwd.flops + L->recompute.flops);
+    int n = ts_job_stage_layers(job, stage), full = ts_recompute_full_layers(&job->parallel, 0, n);
+    double f = n * (L->fwd.flops + L->bwd.flops + L->recompute.flops);
+    if (full)
+        f += full * (L->full.pass.flops - L->recompute.flops);
     if (stage == job->parallel.pp - 1)
         f += c->output.fwd.flops + c->output.bwd.flops;
     return f;

@@ -53,12 +53,29 @@ struct ts_tp_comm {
     double bytes;       // size of each tensor, bytes
 };
 
+/* The recomputation of one layer for one microbatch under a saved set (sim/spec/recompute.c):
+ * the forward ops that regenerate the unsaved tensors backward reads, from the nearest saved
+ * ones (compute.c draws the op graph), and the bytes the saved tensors hold. */
+struct ts_layer_recompute {
+    struct ts_pass pass;        // forward work repeated during backward
+    struct ts_tp_comm tp;       // TP collectives of the repeated ops
+    double gemm_s;              // their GEMM time (overlap budget of tp)
+    bool attention;             // the attention core runs again (CP ring passes repeat)
+    unsigned ops;               // the forward ops re-run (bit i: op i of compute.c's layer_op)
+    double activation_bytes;    // saved tensors' bytes
+    double regen_bytes;         // bytes of the tensors it regenerates (held while this layer's
+                                //   backward runs)
+};
+
 /* One transformer layer on one GPU for one microbatch. */
 struct ts_layer_cost {
     struct ts_pass fwd;         // forward
     struct ts_pass bwd;         // backward (without recomputation)
-    struct ts_pass recompute;   // forward work repeated during backward
+    struct ts_pass recompute;   // forward work repeated during backward (the job's saved set)
     struct ts_tp_comm tp_fwd, tp_bwd, tp_recompute;
+    double tp_recompute_gemm_s; // GEMM time of the recomputation (overlap budget)
+    bool recompute_attention;   // the recomputation re-runs the attention core
+    double recompute_regen_bytes; // tensors the recomputation regenerates, bytes
     double tp_fwd_gemm_s;       // forward GEMM time next to the TP collectives (overlap budget)
     double tp_bwd_gemm_s;       // same for backward
     double cp_fwd_bytes;        // context-parallel K/V bytes sent per GPU (ring), forward
@@ -68,7 +85,9 @@ struct ts_layer_cost {
     double attn_bwd_s;          // attention core time, backward
     double model_flops;         // 3x forward matmul FLOPs (model FLOPs convention)
     double params;              // parameters on this GPU
-    double activation_bytes;    // activations stored until backward
+    double activation_bytes;    // activations stored until backward (the job's saved set)
+    struct ts_layer_recompute full; // a fully recomputed layer ({"full_every": k} picks
+                                    //   ts_recompute_full_layers of a stage's layers)
 };
 
 /* Embedding (first stage) or output layer + loss (last stage) on one GPU, one microbatch. */
@@ -135,6 +154,7 @@ struct ts_memory {
     double activation_bytes;    // stored activations of the microbatches in flight
     double output_bytes;        // logits + fp32 softmax of the last stage
     double buffer_bytes;        // ZeRO-3 gathered-parameter buffers
+    double recompute_bytes;     // the regenerated tensors of the one layer whose backward runs
     double reserved_bytes;      // context, NCCL and allocator reserve (accelerator file)
     double total_bytes;
     double inflight;            // microbatches (layer-chunks) whose activations are held

@@ -55,7 +55,16 @@ void ts_memory_stage(const struct ts_job *job, const struct ts_compute *c, int s
 
     double inflight = ts_memory_inflight(job, stage);
     out->inflight = inflight;
-    out->activation_bytes = inflight * ts_job_stage_layers(job, stage) * c->layer.activation_bytes;
+    /* Layers that {"full_every": k} recomputes whole keep only their input. */
+    int layers = ts_job_stage_layers(job, stage), full = ts_recompute_full_layers(par, 0, layers);
+    out->activation_bytes = inflight * ((layers - full) * c->layer.activation_bytes +
+                                        full * c->layer.full.activation_bytes);
+    /* While a layer's backward runs, the tensors its recomputation regenerated live too (one
+     * layer at a time per GPU): the largest such set among the stage's layers. */
+    if (layers > full)
+        out->recompute_bytes = c->layer.recompute_regen_bytes;
+    if (full)
+        out->recompute_bytes = fmax(out->recompute_bytes, c->layer.full.regen_bytes);
     if (stage == 0)
         out->activation_bytes += inflight * c->embed.activation_bytes;
     if (stage == par->pp - 1) {
@@ -65,7 +74,8 @@ void ts_memory_stage(const struct ts_job *job, const struct ts_compute *c, int s
     }
     out->reserved_bytes = job->system.accel.memory_reserved;
     out->total_bytes = out->weights_bytes + out->grads_bytes + out->optimizer_bytes +
-                       out->buffer_bytes + out->activation_bytes + out->output_bytes +
+                       out->buffer_bytes + out->activation_bytes + out->recompute_bytes +
+                       out->output_bytes +
                        out->reserved_bytes;
 }
 

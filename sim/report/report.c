@@ -30,7 +30,9 @@ static cJSON *layout_json(const struct ts_job *job, int micro)
     cJSON_AddStringToObject(o, "schedule", ts_schedule_names[p->schedule]);
     add_num(o, "virtual_stages", p->virtual_stages);
     cJSON_AddBoolToObject(o, "sequence_parallel", p->sequence_parallel);
-    cJSON_AddStringToObject(o, "recompute", ts_recompute_names[p->recompute]);
+    char rec[256];
+    ts_recompute_describe(p, rec, sizeof rec);
+    cJSON_AddStringToObject(o, "recompute", rec);
     add_num(o, "zero", p->zero);
     cJSON_AddBoolToObject(o, "dp_overlap", p->dp_overlap);
     cJSON_AddBoolToObject(o, "tp_comm_overlap", p->tp_comm_overlap);
@@ -158,6 +160,7 @@ cJSON *ts_report_run_json(const struct ts_run_output *r)
     add_num(mem, "gradients_bytes", it->memory.grads_bytes);
     add_num(mem, "optimizer_bytes", it->memory.optimizer_bytes);
     add_num(mem, "activations_bytes", it->memory.activation_bytes);
+    add_num(mem, "recomputed_layer_bytes", it->memory.recompute_bytes);
     add_num(mem, "output_bytes", it->memory.output_bytes);
     add_num(mem, "buffers_bytes", it->memory.buffer_bytes);
     add_num(mem, "reserved_bytes", it->memory.reserved_bytes);
@@ -405,7 +408,9 @@ void ts_report_run_table(const struct ts_run_output *r, struct ts_buf *o)
                   p->tp, p->pp, p->dp, p->cp, p->microbatch, micro, ts_schedule_names[p->schedule]);
     if (p->schedule == TS_SCHED_INTERLEAVED)
         ts_buf_printf(o, " (v %d)", p->virtual_stages);
-    ts_buf_printf(o, "; recompute %s%s; ZeRO %d; %s attention\n", ts_recompute_names[p->recompute],
+    char rec[256];
+    ts_recompute_describe(p, rec, sizeof rec);
+    ts_buf_printf(o, "; recompute %s%s; ZeRO %d; %s attention\n", rec,
                   p->sequence_parallel ? ", sequence parallel" : "", p->zero,
                   ts_attention_names[p->attention]);
 
@@ -438,7 +443,8 @@ void ts_report_run_table(const struct ts_run_output *r, struct ts_buf *o)
     struct { const char *label; double v; } rows[] = {
         {"weights", m->weights_bytes}, {"gradients", m->grads_bytes},
         {"optimizer state", m->optimizer_bytes},
-        {"activations", m->activation_bytes}, {"logits and loss", m->output_bytes},
+        {"activations", m->activation_bytes}, {"recomputed layer", m->recompute_bytes},
+        {"logits and loss", m->output_bytes},
         {"gathered weights (ZeRO-3)", m->buffer_bytes}, {"reserved", m->reserved_bytes},
     };
     for (size_t i = 0; i < TS_ARRAY_LEN(rows); i++)

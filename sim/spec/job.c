@@ -81,8 +81,9 @@ int ts_parallel_parse(const struct ts_jnode *node, struct ts_parallel *p, struct
     int rc;
     if ((rc = ts_jnode_check_keys(node, parallel_keys, err)))
         return rc;
-    int sched = (int)p->schedule, rec = (int)p->recompute, attn = (int)p->attention;
+    int sched = (int)p->schedule, attn = (int)p->attention;
     bool sg_given = cJSON_GetObjectItemCaseSensitive(node->json, "scatter_gather") != NULL;
+    struct ts_jnode c;
     if ((rc = ts_jnode_get_int(node, "tp", TS_OPTIONAL, 1, 1 << 16, &p->tp, err)) ||
         (rc = ts_jnode_get_int(node, "pp", TS_OPTIONAL, 1, 1 << 16, &p->pp, err)) ||
         (rc = ts_jnode_get_int(node, "dp", TS_OPTIONAL, 1, 1 << 24, &p->dp, err)) ||
@@ -94,8 +95,6 @@ int ts_parallel_parse(const struct ts_jnode *node, struct ts_parallel *p, struct
                                &p->virtual_stages, err)) ||
         (rc = ts_jnode_get_bool(node, "sequence_parallel", TS_OPTIONAL, &p->sequence_parallel,
                                 err)) ||
-        (rc = ts_jnode_get_enum(node, "recompute", TS_OPTIONAL, ts_recompute_names,
-                                TS_RECOMPUTE_COUNT, &rec, err)) ||
         (rc = ts_jnode_get_int(node, "zero", TS_OPTIONAL, 0, 3, &p->zero, err)) ||
         (rc = ts_jnode_get_bool(node, "dp_overlap", TS_OPTIONAL, &p->dp_overlap, err)) ||
         (rc = ts_jnode_get_bool(node, "tp_comm_overlap", TS_OPTIONAL, &p->tp_comm_overlap, err)) ||
@@ -113,11 +112,11 @@ int ts_parallel_parse(const struct ts_jnode *node, struct ts_parallel *p, struct
         (rc = ts_jnode_get_bool(node, "grad_accum_fusion", TS_OPTIONAL, &p->grad_accum_fusion, err)))
         return rc;
     p->schedule = (enum ts_schedule)sched;
-    p->recompute = (enum ts_recompute)rec;
+    if (ts_jnode_child(node, "recompute", &c) && (rc = ts_recompute_parse(&c, p, err)))
+        return rc;
     p->attention = (enum ts_attention)attn;
     if (!sg_given)
         p->scatter_gather = p->tp > 1;
-    struct ts_jnode c;
     if (ts_jnode_child(node, "order", &c) && (rc = parse_order(&c, p->order, err)))
         return rc;
     return TS_OK;
@@ -209,6 +208,14 @@ int ts_job_validate(const struct ts_job *job, const char *file, struct ts_err *e
                          "%d does not divide layers (%d); choose another pp, or state an uneven "
                          "split with first_stage_layers / last_stage_layers", pp, m->layers);
     }
+
+    int every = p->recompute_policy.custom ? p->recompute_policy.full_every : 0;
+    for (int k = 0; every > 0 && k < pp; k++)
+        if (every > ts_job_stage_layers(job, k))
+            return ts_err_at(err, file, "parallel.recompute.full_every",
+                             "%d exceeds the %d layers of stage %d, so no layer there would be "
+                             "recomputed; give at most %d (or leave full_every out)", every,
+                             ts_job_stage_layers(job, k), k, ts_job_stage_layers(job, k));
 
     int v = p->virtual_stages;
     if (p->schedule == TS_SCHED_INTERLEAVED) {

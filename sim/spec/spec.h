@@ -46,6 +46,59 @@ extern const char *const ts_schedule_names[TS_SCHED_COUNT];        // "gpipe", "
 enum ts_recompute { TS_RECOMPUTE_NONE, TS_RECOMPUTE_SELECTIVE, TS_RECOMPUTE_FULL, TS_RECOMPUTE_COUNT };
 extern const char *const ts_recompute_names[TS_RECOMPUTE_COUNT];   // "none", "selective", "full"
 
+/* The tensors a transformer layer can keep from its forward for its backward (the saveable
+ * tensors of Korthikanti et al. 2022, sec. 4.1, named per op; sim/spec/recompute.c gives
+ * each one's bytes and which backward op reads it; README "Recomputation"). proj_out and
+ * mlp_out are outputs of the row-parallel GEMMs that backward does not read: saving them only
+ * spares their recomputation (MaxText "out_proj" and "mlpwo"). */
+enum ts_layer_tensor {
+    TS_T_INPUT,             // layer input = input-norm input (always kept: the checkpoint input)
+    TS_T_NORM1_OUT,         // input-norm output = QKV GEMM input
+    TS_T_Q, TS_T_K, TS_T_V, // attention inputs (after rotary)
+    TS_T_SOFTMAX,           // softmax output (unfused attention)
+    TS_T_ATTN_DROPOUT_MASK, // attention-dropout mask (unfused attention with dropout)
+    TS_T_ATTN_PROBS,        // dropout output = P of P V (unfused attention with dropout)
+    TS_T_CORE_ATTN_OUT,     // attention output (context) = projection input; flash: + logsumexp
+    TS_T_PROJ_OUT,          // output-projection GEMM output (backward does not read it)
+    TS_T_PROJ_DROPOUT_MASK, // dropout mask after the projection
+    TS_T_RESIDUAL1,         // residual after attention = second-norm input
+    TS_T_NORM2_OUT,         // second-norm output = fc1 / gate+up GEMM input
+    TS_T_MLP_GATE,          // SwiGLU gate GEMM output (absent in a GeLU MLP)
+    TS_T_MLP_UP,            // fc1 output (GeLU input) / SwiGLU up GEMM output
+    TS_T_MLP_ACT,           // activation output = fc2 / down GEMM input
+    TS_T_MLP_OUT,           // fc2 / down GEMM output (backward does not read it)
+    TS_T_MLP_DROPOUT_MASK,  // dropout mask after the MLP
+    TS_T_COUNT
+};
+extern const char *const ts_layer_tensor_names[TS_T_COUNT];     // "input", "norm1_out", ...
+
+#define TS_T_BIT(t) (1u << (t))
+/* Every tensor backward reads (saving all of them is "none"). */
+#define TS_T_ALL (((1u << TS_T_COUNT) - 1u) & ~(TS_T_BIT(TS_T_PROJ_OUT) | TS_T_BIT(TS_T_MLP_OUT)))
+
+/* What a layer's recomputation re-runs. */
+enum ts_rerun {
+    TS_RERUN_NEEDED,            // only the ops that regenerate the unsaved tensors backward reads
+                                //   (JAX remat; PyTorch non-reentrant checkpoint with early stop)
+    TS_RERUN_ATTENTION,         // that, plus the whole attention core (Megatron's selective
+                                //   recomputation checkpoints the core-attention function)
+    TS_RERUN_LAYER,             // the whole layer forward (Megatron's full recomputation)
+};
+
+/* A named saved set ({"save": "NAME"}): "all" (= none), "selective", "full", the MaxText
+ * remat policies and torchtitan's op-level selective AC (sim/spec/recompute.c cites each).
+ * Returns false when the name is unknown. */
+bool ts_recompute_named_set(const char *name, uint32_t *save, enum ts_rerun *rerun);
+
+/* Recomputation policy beyond the three presets (the object forms of parallel.recompute). */
+struct ts_recompute_policy {
+    bool custom;                // an object form was given; false: parallel.recompute decides
+    uint32_t save;              // tensors kept (TS_T_BIT of enum ts_layer_tensor); input always
+    int full_every;             // every k-th layer of a stage recomputes its whole forward; 0 off
+    char save_name[40];         // the named set given as {"save": "NAME"}, else ""
+    enum ts_rerun rerun;        // what the recomputation re-runs
+};
+
 /* Attention kernel: fused flash attention (no s x s matrix in memory; the default, as every
  * current framework uses it) or the unfused kernels of Megatron-LM 2021-2022 (QK^T GEMM,
  * fused scale-mask-softmax, dropout, attention x V GEMM). */
@@ -166,7 +219,12 @@ struct ts_parallel {
     enum ts_schedule schedule;  // default 1f1b ("interleaved" needs virtual_stages > 1)
     int virtual_stages;         // model chunks per stage v (interleaved 1F1B), default 1
     bool sequence_parallel;     // Megatron sequence parallelism with TP, default false
-    enum ts_recompute recompute;// default none
+    enum ts_recompute recompute;// named preset; default none (the sweep enumerates and sets
+                                //   only this). With an object form it holds the nearest
+                                //   preset (none when nothing is recomputed, full for
+                                //   {"save": "full"}, else selective); the compute model reads
+                                //   ts_recompute_saved / _rerun / _full_layers instead
+    struct ts_recompute_policy recompute_policy; // object forms; .custom false = the preset
     int zero;                   // 0 none, 1 optimizer state sharded over DP (Megatron's
                                 //   distributed optimizer), 2 + gradients, 3 + weights (FSDP)
     bool dp_overlap;            // overlap DP gradient reduction with backward, default true
@@ -371,6 +429,27 @@ int ts_system_load(const char *ref, struct ts_system *out, struct ts_err *err);
 /* Parse the `parallel` object into *out, which holds the defaults on entry. */
 int ts_parallel_parse(const struct ts_jnode *node, struct ts_parallel *out, struct ts_err *err);
 void ts_parallel_defaults(struct ts_parallel *p);
+
+/* Parse `parallel.recompute` (a preset name or an object form) into p->recompute and
+ * p->recompute_policy. */
+int ts_recompute_parse(const struct ts_jnode *node, struct ts_parallel *p, struct ts_err *err);
+
+/* The tensors a layer of the job keeps for backward (the preset's set, or the object form's).
+ * Layers chosen by full_every keep only TS_T_INPUT instead (ts_recompute_full_layers). */
+uint32_t ts_recompute_saved(const struct ts_parallel *p);
+
+/* What the recomputation of the job's (not fully recomputed) layers re-runs. */
+enum ts_rerun ts_recompute_rerun(const struct ts_parallel *p);
+
+/* Of a stage's layers local_first .. local_first + count - 1 (0-based, counted over the
+ * stage's chunks in order), how many full_every picks to recompute their whole forward (the
+ * others follow ts_recompute_saved): every k-th, by torchtitan's per-process counter (local
+ * index + 1 divisible by k); 0 without full_every ("full" is a saved set, not a mix). */
+int ts_recompute_full_layers(const struct ts_parallel *p, int local_first, int count);
+
+/* The policy in words for reports: "none", "selective", "full", "save NAME", "save [a, b]",
+ * "full_every 4" or "full_every 4, save ...". */
+void ts_recompute_describe(const struct ts_parallel *p, char *buf, size_t n);
 
 /* Parse a job document (root object), including its optional training, reliability and
  * cost sections. Keys other than the ones the job knows may be passed in `extra_keys`

@@ -135,10 +135,14 @@ void ts_step_plan_build(const struct ts_job *job, const struct ts_compute *c,
     int tp = par->tp;
     double tp_f = tp_exposed(sys, &g_tp, &L->tp_fwd, L->tp_fwd_gemm_s, ov, tp);
     double tp_b = tp_exposed(sys, &g_tp, &L->tp_bwd, L->tp_bwd_gemm_s, ov, tp);
-    double tp_r = tp_exposed(sys, &g_tp, &L->tp_recompute, L->tp_fwd_gemm_s, ov, tp);
+    double tp_r = tp_exposed(sys, &g_tp, &L->tp_recompute, L->tp_recompute_gemm_s, ov, tp);
     double cp_f = cp_exposed(sys, &g_cp, L->cp_fwd_bytes, L->cp_steps, L->attn_fwd_s);
     double cp_b = cp_exposed(sys, &g_cp, L->cp_bwd_bytes, L->cp_steps, L->attn_bwd_s);
-    double cp_r = par->recompute != TS_RECOMPUTE_NONE ? cp_f : 0.0;
+    double cp_r = L->recompute_attention ? cp_f : 0.0;
+    /* Layers that {"full_every": k} recomputes whole (ts_recompute_full_layers). */
+    bool mixed = par->recompute_policy.custom && par->recompute_policy.full_every > 0;
+    double tp_rf = mixed ? tp_exposed(sys, &g_tp, &L->full.tp, L->full.gemm_s, ov, tp) : 0.0;
+    double cp_rf = L->full.attention ? cp_f : 0.0;
     double emb_tp = tp_exposed(sys, &g_tp, &c->embed.tp_fwd, 0.0, false, tp);
     double out_tp_f = tp_exposed(sys, &g_tp, &c->output.tp_fwd, 0.0, false, tp);
     double out_tp_b = tp_exposed(sys, &g_tp, &c->output.tp_bwd, 0.0, false, tp);
@@ -148,6 +152,13 @@ void ts_step_plan_build(const struct ts_job *job, const struct ts_compute *c,
     plan->layer_fwd_s = layer_f;
     plan->layer_bwd_s = L->bwd.time_s + tp_b + cp_b;
     plan->layer_recompute_s = L->recompute.time_s + tp_r + cp_r;
+    double layer_b_full = L->bwd.time_s + L->full.pass.time_s + tp_b + tp_rf + cp_b + cp_rf;
+    if (mixed) {
+        /* per-layer average over the first stage */
+        int n = ts_job_stage_layers(job, 0), nf = ts_recompute_full_layers(par, 0, n);
+        plan->layer_recompute_s = ((n - nf) * plan->layer_recompute_s +
+                                   nf * (L->full.pass.time_s + tp_rf + cp_rf)) / n;
+    }
 
     /* Links of a GPU: its NIC share and its scale-up bandwidth toward pipeline peers. */
     plan->nic_bandwidth = ts_comm_out_bandwidth(sys, &g_pp);
@@ -186,15 +197,19 @@ void ts_step_plan_build(const struct ts_job *job, const struct ts_compute *c,
     for (int k = 0; k < p; k++) {
         int stage_layers = ts_job_stage_layers(job, k);
         double stage_params = 0.0;
+        int first_layer = 0;    /* of the chunk, counted over the stage's chunks */
         for (int ch = 0; ch < v; ch++) {
             /* Chunks of an uneven stage differ by at most one layer; the first take more. */
             int layers = stage_layers / v + (ch < stage_layers % v ? 1 : 0);
+            int full = ts_recompute_full_layers(par, first_layer, layers);
+            first_layer += layers;
             struct ts_step_chunk *x = &plan->chunk[k * v + ch];
             memset(x, 0, sizeof *x);
             x->fwd_s = layers * layer_f;
-            x->bwd_s = layers * layer_b;
+            x->bwd_s = (layers - full) * layer_b + full * layer_b_full;
             x->fwd_comm_s = layers * (tp_f + cp_f);
-            x->bwd_comm_s = layers * (tp_b + tp_r + cp_b + cp_r);
+            x->bwd_comm_s = (layers - full) * (tp_b + tp_r + cp_b + cp_r) +
+                            full * (tp_b + tp_rf + cp_b + cp_rf);
             x->params = layers * L->params;
             if (k == 0 && ch == 0) {
                 x->fwd_s += c->embed.fwd.time_s + emb_tp;
