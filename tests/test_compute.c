@@ -363,8 +363,9 @@ static void zero_stages_shard_weights_grads_and_optimizer_over_dp_times_cp(void 
         assert_close(mem.weights_bytes, 2 * P / (zero >= 3 ? shard : 1), 1e-15, 0);
         assert_close(mem.grads_bytes, 4 * P / (zero >= 2 ? shard : 1), 1e-15, 0);
         assert_close(mem.optimizer_bytes, 12 * P / (zero >= 1 ? shard : 1), 1e-15, 0);
-        /* ZeRO-3 holds the gathered current and prefetched layer */
-        assert_close(mem.buffer_bytes, zero >= 3 ? 2 * 2 * layer : 0, 1e-15, 0);
+        /* ZeRO-3 holds the gathered current and prefetched layer (2 bytes each) and the
+         * unsharded bf16 gradients of the layer being produced and the one being reduced */
+        assert_close(mem.buffer_bytes, zero >= 3 ? 2 * 2 * layer + 2 * 2 * layer : 0, 1e-15, 0);
         assert_close(mem.total_bytes,
                      mem.weights_bytes + mem.grads_bytes + mem.optimizer_bytes + mem.buffer_bytes +
                          mem.activation_bytes + mem.output_bytes + mem.reserved_bytes,
@@ -395,6 +396,29 @@ static double hand_layer_fwd_gemm(double T, double h, double f, double t, int *c
                  hand_gemm(T, f / t, h, &cb[2]) + hand_gemm(T, h, f / t, &cb[3]);
     *compute_bound = cb[0] + cb[1] + cb[2] + cb[3];
     return sum;
+}
+
+static void hybrid_sharding_shards_over_the_zero_group_only(void **state)
+{
+    (void)state;
+    /* zero_group 2 of dp x cp = 8 ranks: every state shards over 2 ranks (4 replicas); a
+     * deeper prefetch holds one more gathered layer. Same model as above. */
+    double h = 64, L = 2, Vp = 1024, s = 16;
+    double layer = 12 * h * h + 13 * h;
+    double P = L * layer + (Vp * h + s * h) + (Vp * h + 2 * h);
+    struct ts_job job;
+    job_from_json(&job,
+                  "{\"model\": " TINY_GPT ", \"system\": " HAND_SYSTEM ", \"gpus\": 8, "
+                  "\"global_batch\": 8, \"parallel\": {\"dp\": 4, \"cp\": 2, \"zero\": 3, "
+                  "\"zero_group\": 2, \"fsdp_prefetch\": 2}}");
+    struct ts_compute c;
+    ts_compute_build(&job, &c);
+    struct ts_memory mem;
+    ts_memory_stage(&job, &c, 0, &mem);
+    assert_close(mem.weights_bytes, 2 * P / 2, 1e-15, 0);
+    assert_close(mem.grads_bytes, 4 * P / 2, 1e-15, 0);
+    assert_close(mem.optimizer_bytes, 12 * P / 2, 1e-15, 0);
+    assert_close(mem.buffer_bytes, 3 * 2 * layer + 2 * 2 * layer, 1e-15, 0);
 }
 
 static void gemm_times_follow_the_roofline_when_compute_bound(void **state)
@@ -920,6 +944,7 @@ int main(void)
         cmocka_unit_test(param_counts_match_published_llama_sizes),
         cmocka_unit_test(inflight_microbatches_equal_a_count_over_the_schedule),
         cmocka_unit_test(zero_stages_shard_weights_grads_and_optimizer_over_dp_times_cp),
+        cmocka_unit_test(hybrid_sharding_shards_over_the_zero_group_only),
         cmocka_unit_test(gemm_times_follow_the_roofline_when_compute_bound),
         cmocka_unit_test(gemm_times_follow_the_roofline_when_memory_bound),
         cmocka_unit_test(saving_all_tensors_equals_no_recomputation_exactly),

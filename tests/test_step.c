@@ -561,6 +561,8 @@ static void random_plan(uint64_t *seed, struct ts_step_plan *pl)
         if (pl->zero3) {
             c->z3_gather_latency_s = rng_uniform(seed, 0, 1e-3);
             c->z3_gather_bytes = rng_uniform(seed, 0, 0.03) * pl->nic_bandwidth;
+            c->z3_bgather_latency_s = rng_uniform(seed, 0, 1e-3);
+            c->z3_bgather_bytes = rng_uniform(seed, 0, 0.03) * pl->nic_bandwidth;
             c->z3_scatter_latency_s = rng_uniform(seed, 0, 1e-3);
             c->z3_scatter_bytes = rng_uniform(seed, 0, 0.03) * pl->nic_bandwidth;
         }
@@ -810,6 +812,174 @@ static void context_parallel_rings_across_nodes_pay_the_network(void **state)
     assert_true(across > 0.0);
 }
 
+/* ---------------------------------------------------------------- ZeRO-3 / FSDP units */
+
+/* A job of `layers` layers (h 1024) on 16 GPUs of two nodes, pp 1, dp 16, ZeRO-3 with the
+ * given unit size, over a scale-out of `net` ("1 Gb/s": far slower than compute; "3200
+ * Gb/s": far faster). */
+static void fsdp_job(struct ts_job *job, int unit_layers, const char *net, int zero)
+{
+    char text[4096];
+    snprintf(text, sizeof text,
+             "{\"model\": {\"name\": \"f\", \"layers\": 8, \"hidden\": 1024, \"heads\": 8, "
+             "\"vocab\": 32000, \"seq_len\": 1024, \"ffn\": \"swiglu\", \"ffn_hidden\": 2816}, "
+             "\"system\": {\"name\": \"s\", \"accelerator\": {\"name\": \"g\", \"peak_flops\": "
+             "{\"bf16\": 1e14}, \"memory\": \"80 GiB\", \"memory_bandwidth\": 1e12, "
+             "\"gemm_efficiency\": [[1000, 0.5]]}, \"gpus_per_node\": 8, \"scale_up\": "
+             "{\"bandwidth\": \"300 GB/s\", \"latency\": \"5 us\", \"domain_size\": 8}, "
+             "\"scale_out\": {\"bandwidth\": \"%s\", \"latency\": \"10 us\"}}, "
+             "\"gpus\": 16, \"global_batch\": 64, \"parallel\": {\"zero\": %d, "
+             "\"fsdp_unit_layers\": %d}}",
+             net, zero, unit_layers);
+    cJSON *doc = ts_test_json(text);
+    struct ts_jnode root = ts_jnode_root(doc, "test.json");
+    struct ts_err err;
+    ts_err_clear(&err);
+    int rc = ts_job_parse(&root, NULL, job, &err);
+    if (rc == TS_OK)
+        rc = ts_job_validate(job, "test.json", &err);
+    cJSON_Delete(doc);
+    if (rc != TS_OK) {
+        print_error("%s\n", err.msg);
+        fail();
+    }
+}
+
+static void fsdp_plan(const struct ts_job *job, struct ts_compute *c, struct ts_step_plan *pl)
+{
+    ts_compute_build(job, c);
+    assert_int_equal(ts_step_plan_init(pl, 1, 1), 0);
+    ts_step_plan_build(job, c, pl);
+}
+
+static void fsdp_with_one_unit_per_chunk_is_zero3_at_chunk_granularity(void **state)
+{
+    (void)state;
+    /* Oracle: one unit holding the whole chunk is gathered before each task and reduced
+     * after each backward, as one all-gather / reduce-scatter of the chunk's parameters on
+     * the gradient group; the tasks themselves last their compute (as with ZeRO-1). */
+    const char *nets[] = {"1 Gb/s", "3200 Gb/s"};
+    for (int i = 0; i < 2; i++) {
+        struct ts_job z3, z1;
+        fsdp_job(&z3, 8, nets[i], 3);
+        fsdp_job(&z1, 8, nets[i], 1);
+        struct ts_compute c3, c1;
+        struct ts_step_plan p3, p1;
+        fsdp_plan(&z3, &c3, &p3);
+        fsdp_plan(&z1, &c1, &p1);
+        const struct ts_step_chunk *x = &p3.chunk[0];
+        assert_close(x->fwd_s, p1.chunk[0].fwd_s, 1e-15, 0);
+        assert_close(x->bwd_s, p1.chunk[0].bwd_s, 1e-15, 0);
+        struct ts_group g;
+        ts_comm_group(&z3.system, &z3.parallel, TS_PDIM_DP, &g);
+        struct ts_coll_cost ag, rs;
+        ts_comm_collective(&z3.system, TS_COLL_ALLGATHER, &g, x->params * 2.0, &ag);
+        ts_comm_collective(&z3.system, TS_COLL_REDUCESCATTER, &g, x->params * 4.0, &rs);
+        double bw = p3.dp_over_nic ? p3.nic_bandwidth : p3.up_bandwidth;
+        assert_true(p3.dp_over_nic);
+        assert_close(x->z3_gather_latency_s, ag.latency_s, 1e-12, 0);
+        assert_close(x->z3_gather_bytes, (ag.time_s - ag.latency_s) * bw, 1e-12, 0);
+        assert_close(x->z3_bgather_bytes, x->z3_gather_bytes, 1e-12, 0);
+        assert_close(x->z3_scatter_latency_s, rs.latency_s, 1e-12, 0);
+        assert_close(x->z3_scatter_bytes, (rs.time_s - rs.latency_s) * bw, 1e-12, 0);
+        ts_step_plan_free(&p3);
+        ts_step_plan_free(&p1);
+    }
+}
+
+static void fsdp_units_hide_gathers_behind_compute_as_a_flow_shop(void **state)
+{
+    (void)state;
+    /* Per-layer units, prefetch 1. Forward: unit i + 1's all-gather (g) runs while unit i
+     * computes (c); with g far above c every unit after the first waits for its gather, so
+     * the forward lasts (n - 1) g + c + the output layer (the embedding hides inside the
+     * first gather); with g far below c the forward is its compute. Backward: each unit's
+     * link work is its re-gather plus the previous unit's reduce-scatter. */
+    struct ts_job slow, fast, base;
+    fsdp_job(&slow, 1, "1 Gb/s", 3);
+    fsdp_job(&fast, 1, "3200 Gb/s", 3);
+    fsdp_job(&base, 1, "1 Gb/s", 1);
+    struct ts_compute cs, cf, cb;
+    struct ts_step_plan ps, pf, pb;
+    fsdp_plan(&slow, &cs, &ps);
+    fsdp_plan(&fast, &cf, &pf);
+    fsdp_plan(&base, &cb, &pb);
+    int n = 8;
+    double c = pb.layer_fwd_s, cbk = pb.layer_bwd_s + pb.layer_recompute_s;
+    double out_f = cb.output.fwd.time_s, emb_b = cb.embed.bwd.time_s;
+    struct ts_group g;
+    ts_comm_group(&slow.system, &slow.parallel, TS_PDIM_DP, &g);
+    struct ts_coll_cost ag, rs;
+    ts_comm_collective(&slow.system, TS_COLL_ALLGATHER, &g, cs.layer.params * 2.0, &ag);
+    ts_comm_collective(&slow.system, TS_COLL_REDUCESCATTER, &g, cs.layer.params * 4.0, &rs);
+    assert_true(ag.time_s > 10 * (c + cb.embed.fwd.time_s));
+    assert_close(ps.chunk[0].fwd_s, (n - 1) * ag.time_s + c + out_f, 1e-12, 0);
+    /* Backward, units computed last to first: unit n - 1 starts at 0; each later unit
+     * waits for its gather, issued when the previous unit started, behind the previous
+     * unit's reduce-scatter: start_i = start_{i-1} + g + rs from the second gather on
+     * (the first gather is issued at 0 and only waits for itself). */
+    double expect = ag.time_s + (n - 2) * (ag.time_s + rs.time_s) + cbk + emb_b;
+    assert_close(ps.chunk[0].bwd_s, expect, 1e-9, 0);
+    assert_close(ps.chunk[0].fwd_z3_s, ps.chunk[0].fwd_s - pb.chunk[0].fwd_s, 1e-12, 1e-15);
+    assert_close(ps.chunk[0].fwd_comm_s, pb.chunk[0].fwd_comm_s, 1e-15, 0);
+    /* Fast network: the units' communication hides completely. */
+    assert_close(pf.chunk[0].fwd_s, pb.chunk[0].fwd_s, 1e-15, 0);
+    assert_close(pf.chunk[0].bwd_s, pb.chunk[0].bwd_s, 1e-15, 0);
+    /* Per-layer units expose far less than gathering the whole model before each task. */
+    struct ts_job whole;
+    fsdp_job(&whole, 8, "3200 Gb/s", 3);
+    struct ts_eval_scratch sc;
+    assert_int_equal(ts_eval_scratch_init(&sc), 0);
+    struct ts_iteration it_unit, it_whole;
+    ts_step_evaluate(&fast, TS_METHOD_DISCRETE_EVENT, &sc, &it_unit, NULL, NULL);
+    ts_step_evaluate(&whole, TS_METHOD_DISCRETE_EVENT, &sc, &it_whole, NULL, NULL);
+    assert_true(it_unit.iteration_s < it_whole.iteration_s);
+    ts_eval_scratch_free(&sc);
+    ts_step_plan_free(&ps);
+    ts_step_plan_free(&pf);
+    ts_step_plan_free(&pb);
+}
+
+static void hybrid_sharding_gathers_inside_the_group_and_all_reduces_across_replicas(void **state)
+{
+    (void)state;
+    /* 16 GPUs on two nodes, zero_group 8: the shard group is one node (NVLink), the two
+     * replicas all-reduce each reduced shard (1/8 of a unit's gradient) over the network. */
+    struct ts_job job;
+    fsdp_job(&job, 8, "1 Gb/s", 3);
+    job.parallel.zero_group = 8;
+    struct ts_compute c;
+    struct ts_step_plan pl;
+    fsdp_plan(&job, &c, &pl);
+    const struct ts_step_chunk *x = &pl.chunk[0];
+    struct ts_group shard, replicas;
+    ts_comm_group_strided(&job.system, 8, 1, &shard);
+    ts_comm_group_strided(&job.system, 2, 8, &replicas);
+    assert_int_equal(shard.domains, 1);
+    assert_int_equal(replicas.domains, 2);
+    struct ts_coll_cost ag, rs, ar;
+    ts_comm_collective(&job.system, TS_COLL_ALLGATHER, &shard, x->params * 2.0, &ag);
+    ts_comm_collective(&job.system, TS_COLL_REDUCESCATTER, &shard, x->params * 4.0, &rs);
+    ts_comm_collective(&job.system, TS_COLL_ALLREDUCE, &replicas, x->params * 4.0 / 8, &ar);
+    double bw = pl.dp_over_nic ? pl.nic_bandwidth : pl.up_bandwidth;
+    assert_close(x->z3_gather_latency_s, ag.latency_s, 1e-12, 0);
+    assert_close(x->z3_gather_bytes, (ag.time_s - ag.latency_s) * bw, 1e-12, 0);
+    assert_close(x->z3_scatter_latency_s, rs.latency_s + ar.latency_s, 1e-12, 0);
+    assert_close(x->z3_scatter_bytes, (rs.time_s + ar.time_s - rs.latency_s - ar.latency_s) * bw,
+                 1e-12, 0);
+    ts_step_plan_free(&pl);
+
+    /* A group size that does not divide dp x cp is an input error naming the key. */
+    struct ts_err err;
+    ts_err_clear(&err);
+    job.parallel.zero_group = 3;
+    assert_int_equal(ts_job_validate(&job, "test.json", &err), TS_ERR_INPUT);
+    assert_non_null(strstr(err.msg, "parallel.zero_group"));
+    job.parallel.zero_group = 8;
+    job.parallel.zero = 0;
+    assert_int_equal(ts_job_validate(&job, "test.json", &err), TS_ERR_INPUT);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -830,6 +1000,9 @@ int main(void)
         cmocka_unit_test(the_same_plan_gives_bit_identical_results_in_a_used_or_fresh_workspace),
         cmocka_unit_test(korthikanti_175b_evaluates_feasibly_with_one_compute_span_per_task),
         cmocka_unit_test(context_parallel_rings_across_nodes_pay_the_network),
+        cmocka_unit_test(fsdp_with_one_unit_per_chunk_is_zero3_at_chunk_granularity),
+        cmocka_unit_test(fsdp_units_hide_gathers_behind_compute_as_a_flow_shop),
+        cmocka_unit_test(hybrid_sharding_gathers_inside_the_group_and_all_reduces_across_replicas),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

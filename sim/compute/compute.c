@@ -793,7 +793,7 @@ double ts_compute_optimizer_time(const struct ts_job *job, const struct ts_compu
     const struct ts_accel *a = &job->system.accel;
     double local = ts_compute_stage_params(job, c, stage);
     if (job->parallel.zero >= 1)
-        local /= (double)job->parallel.dp * job->parallel.cp;
+        local /= ts_job_shard_ranks(job);
     /* Fused multi-tensor Adam: a handful of kernels. */
     return local * c->optimizer_bytes_per_param / (a->memory_bandwidth * a->memory_efficiency) +
            4.0 * a->kernel_latency;

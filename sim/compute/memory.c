@@ -40,7 +40,7 @@ void ts_memory_stage(const struct ts_job *job, const struct ts_compute *c, int s
 {
     const struct ts_parallel *par = &job->parallel;
     memset(out, 0, sizeof *out);
-    double shard = (double)par->dp * par->cp;   /* Megatron's distributed optimizer shards over dp x cp */
+    double shard = ts_job_shard_ranks(job);     /* dp x cp, or the hybrid shard group */
     double params = ts_compute_stage_params(job, c, stage);
     bool fp32 = job->precision == TS_PREC_FP32;
     double w_bytes = fp32 ? 4.0 : 2.0;
@@ -50,8 +50,13 @@ void ts_memory_stage(const struct ts_job *job, const struct ts_compute *c, int s
     out->weights_bytes = params * w_bytes / (par->zero >= 3 ? shard : 1.0);
     out->grads_bytes = params * g_bytes / (par->zero >= 2 ? shard : 1.0);
     out->optimizer_bytes = params * o_bytes / (par->zero >= 1 ? shard : 1.0);
-    if (par->zero >= 3)
-        out->buffer_bytes = 2.0 * c->layer.params * w_bytes;   /* current + prefetched layer */
+    /* ZeRO-3 / FSDP: the unit being computed and the prefetched ones are held gathered, and in
+     * backward the unsharded gradients, in the compute precision, of the unit being produced
+     * and of the one being reduce-scattered (accumulation happens in the sharded buffer). */
+    if (par->zero >= 3) {
+        double unit = fmin(par->fsdp_unit_layers, ts_job_stage_layers(job, stage)) * c->layer.params;
+        out->buffer_bytes = (1.0 + par->fsdp_prefetch) * unit * w_bytes + 2.0 * unit * w_bytes;
+    }
 
     double inflight = ts_memory_inflight(job, stage);
     out->inflight = inflight;

@@ -28,13 +28,16 @@ void ts_parallel_defaults(struct ts_parallel *p)
     p->bucket_bytes = 0;            /* 40e6 parameters' worth, set by the job parser */
     p->fp32_grads = true;
     p->grad_accum_fusion = true;
+    p->zero_group = 0;              /* dp x cp */
+    p->fsdp_unit_layers = 1;
+    p->fsdp_prefetch = 1;
 }
 
 static const char *const parallel_keys[] = {
     "tp", "pp", "dp", "cp", "microbatch", "schedule", "virtual_stages", "sequence_parallel",
     "recompute", "zero", "dp_overlap", "tp_comm_overlap", "p2p_overlap", "attention", "scatter_gather",
     "first_stage_layers", "last_stage_layers", "order", "bucket_size", "fp32_grads",
-    "grad_accum_fusion", NULL,
+    "grad_accum_fusion", "zero_group", "fsdp_unit_layers", "fsdp_prefetch", NULL,
 };
 
 static int parse_order(const struct ts_jnode *node, int order[TS_PDIM_COUNT], struct ts_err *err)
@@ -109,7 +112,12 @@ int ts_parallel_parse(const struct ts_jnode *node, struct ts_parallel *p, struct
         (rc = ts_jnode_get_quantity(node, "bucket_size", TS_OPTIONAL, TS_DIM_BYTES, 1e3, 1e13,
                                     &p->bucket_bytes, err)) ||
         (rc = ts_jnode_get_bool(node, "fp32_grads", TS_OPTIONAL, &p->fp32_grads, err)) ||
-        (rc = ts_jnode_get_bool(node, "grad_accum_fusion", TS_OPTIONAL, &p->grad_accum_fusion, err)))
+        (rc = ts_jnode_get_bool(node, "grad_accum_fusion", TS_OPTIONAL, &p->grad_accum_fusion, err)) ||
+        (rc = ts_jnode_get_int(node, "zero_group", TS_OPTIONAL, 1, 1 << 24, &p->zero_group, err)) ||
+        (rc = ts_jnode_get_int(node, "fsdp_unit_layers", TS_OPTIONAL, 1, 100000,
+                               &p->fsdp_unit_layers, err)) ||
+        (rc = ts_jnode_get_int(node, "fsdp_prefetch", TS_OPTIONAL, 0, TS_FSDP_PREFETCH_MAX,
+                               &p->fsdp_prefetch, err)))
         return rc;
     p->schedule = (enum ts_schedule)sched;
     if (ts_jnode_child(node, "recompute", &c) && (rc = ts_recompute_parse(&c, p, err)))
@@ -216,6 +224,18 @@ int ts_job_validate(const struct ts_job *job, const char *file, struct ts_err *e
                              "%d exceeds the %d layers of stage %d, so no layer there would be "
                              "recomputed; give at most %d (or leave full_every out)", every,
                              ts_job_stage_layers(job, k), k, ts_job_stage_layers(job, k));
+
+    if (p->zero_group) {
+        long ranks = (long)dp * cp;
+        if (p->zero < 1)
+            return ts_err_at(err, file, "parallel.zero_group",
+                             "%d shards nothing with zero 0; give zero 1-3 or drop zero_group",
+                             p->zero_group);
+        if (p->zero_group > ranks || ranks % p->zero_group)
+            return ts_err_at(err, file, "parallel.zero_group",
+                             "%d does not divide the dp x cp = %ld ranks that share the sharded "
+                             "state", p->zero_group, ranks);
+    }
 
     int v = p->virtual_stages;
     if (p->schedule == TS_SCHED_INTERLEAVED) {
@@ -356,4 +376,10 @@ int ts_job_parse(const struct ts_jnode *root, const char *const extra_keys[], st
         job->has_cost = true;
     }
     return ts_job_validate(job, root->file, err);
+}
+
+int ts_job_shard_ranks(const struct ts_job *job)
+{
+    const struct ts_parallel *p = &job->parallel;
+    return p->zero_group ? p->zero_group : p->dp * p->cp;
 }

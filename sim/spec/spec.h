@@ -210,6 +210,8 @@ struct ts_system {
 
 #define TS_VIRTUAL_MAX 64
 
+#define TS_FSDP_PREFETCH_MAX 8
+
 struct ts_parallel {
     int tp;                     // tensor-parallel size t, default 1
     int pp;                     // pipeline-parallel size p, default 1
@@ -227,6 +229,17 @@ struct ts_parallel {
     struct ts_recompute_policy recompute_policy; // object forms; .custom false = the preset
     int zero;                   // 0 none, 1 optimizer state sharded over DP (Megatron's
                                 //   distributed optimizer), 2 + gradients, 3 + weights (FSDP)
+    int zero_group;             // shard within groups of this many data-parallel ranks and
+                                //   replicate across groups (FSDP HYBRID_SHARD, ZeRO++ hpZ,
+                                //   MiCS, Megatron's distributed-optimizer instances); 0 = one
+                                //   group of dp x cp ranks (the default)
+    int fsdp_unit_layers;       // ZeRO-3 / FSDP: transformer layers per unit (one all-gather
+                                //   and one reduce-scatter each), default 1 (FSDP's transformer
+                                //   auto-wrap policy, Megatron-Core FSDP); a unit never spans
+                                //   model chunks
+    int fsdp_prefetch;          // ZeRO-3 / FSDP: units whose all-gather may run ahead of the
+                                //   unit being computed, default 1 (FSDP's backward_prefetch /
+                                //   forward prefetch of one unit; at most TS_FSDP_PREFETCH_MAX)
     bool dp_overlap;            // overlap DP gradient reduction with backward, default true
     bool tp_comm_overlap;       // overlap TP collectives with GEMMs, default false
     bool p2p_overlap;           // pipeline sends run alongside compute (Megatron-Core's
@@ -465,6 +478,10 @@ int ts_job_validate(const struct ts_job *job, const char *file, struct ts_err *e
 
 /* Layers held by pipeline stage `stage` (0-based). */
 int ts_job_stage_layers(const struct ts_job *job, int stage);
+
+/* Ranks that share one copy of the ZeRO-sharded state: parallel.zero_group when given, else
+ * dp x cp (Megatron shards the distributed optimizer over data- and context-parallel ranks). */
+int ts_job_shard_ranks(const struct ts_job *job);
 
 /* ---------------------------------------------------------------- curves */
 

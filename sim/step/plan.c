@@ -102,6 +102,147 @@ static void as_flow(const struct ts_system *sys, enum ts_coll coll, const struct
     *flow_bytes = (c.time_s - c.latency_s) * (over_nic ? nic_bw : up_bw);
 }
 
+/* ---------------------------------------------------------------- ZeRO-3 / FSDP units */
+
+/* One unit of a task as ZeRO-3 / FSDP runs it. */
+struct z3_unit {
+    double compute_s;       // compute of one unit (the chunk's average)
+    double gather_s;        // its weight all-gather (0: no gather)
+    double scatter_s;       // its gradient reduce-scatter (backward only)
+};
+
+/* One task (a forward or a backward of one microbatch through one chunk) as FSDP runs it:
+ * the chunk's n units are computed one after another on the compute stream, while one
+ * communication stream all-gathers the units ahead (at most `depth` units ahead of the one
+ * being computed: FSDP's forward / backward prefetch) and, in backward, reduce-scatters each
+ * unit's gradient once the unit is done. The stream serves its operations in the order they
+ * are issued (NCCL runs the operations of one stream in order). The first unit is gathered
+ * before the task starts (the step simulation prefetches it during the previous task), so a
+ * unit's compute starts when the previous one is done and its own all-gather has arrived: a
+ * two-machine flow shop. `first_extra_s` / `last_extra_s` is compute the first / last unit
+ * computed carries besides its layers (embedding, output layer), `last_scatter_extra_s` the
+ * extra reduce-scatter of the last one. Returns the task's duration; *left_s gets the
+ * communication still queued when the last unit's compute ends (its reduce-scatter). With
+ * one unit the task lasts its compute, as ZeRO-3 at chunk granularity had it. */
+static double z3_task(int n, const struct z3_unit *u, double first_extra_s, double last_extra_s,
+                      double last_scatter_extra_s, int depth, bool backward, double *left_s)
+{
+    double pending[TS_FSDP_PREFETCH_MAX + 1];  // all-gather ends of units issued ahead
+    int ring = depth + 1;
+    double link = 0.0;                         // when the communication stream is free
+    double end = 0.0;                          // compute end of the previous unit
+    int issued = 1;                            // units whose all-gather has been issued
+    /* Units 1 .. depth are gathered as soon as the task starts. */
+    for (; issued < n && issued <= depth; issued++) {
+        link += u->gather_s;
+        pending[issued % ring] = link;
+    }
+    for (int i = 0; i < n; i++) {
+        double arrived = i > 0 && u->gather_s > 0 ? pending[i % ring] : 0.0;
+        double start = fmax(end, arrived);
+        /* The unit that starts frees a prefetch slot: issue the all-gather depth units on. */
+        if (issued < n && issued <= i + depth) {
+            link = fmax(link, start) + u->gather_s;
+            pending[issued % ring] = link;
+            issued++;
+        }
+        end = start + u->compute_s + (i == 0 ? first_extra_s : 0.0) +
+              (i == n - 1 ? last_extra_s : 0.0);
+        if (backward)
+            link = fmax(link, end) + u->scatter_s + (i == n - 1 ? last_scatter_extra_s : 0.0);
+    }
+    *left_s = fmax(0.0, link - end);
+    return end;
+}
+
+/* Time of ZeRO's gradient reduction of `bytes` over the shard group, plus, with hybrid
+ * sharding, the all-reduce of the reduced shard (bytes / shard ranks) across the replicas
+ * (FSDP HYBRID_SHARD, ZeRO++ hpZ). */
+static void z3_reduce_cost(const struct ts_system *sys, enum ts_coll coll, const struct ts_group *shard,
+                           const struct ts_group *replicas, double bytes, struct ts_coll_cost *out)
+{
+    ts_comm_collective(sys, coll, shard, bytes, out);
+    if (replicas->size > 1) {
+        struct ts_coll_cost ar;
+        ts_comm_collective(sys, TS_COLL_ALLREDUCE, replicas, bytes / shard->size, &ar);
+        out->time_s += ar.time_s;
+        out->latency_s += ar.latency_s;
+    }
+}
+
+/* A collective's cost as a flow on its bottleneck link (see as_flow). */
+static void cost_as_flow(const struct ts_coll_cost *cost, bool over_nic, double nic_bw, double up_bw,
+                         double *latency, double *flow_bytes)
+{
+    *latency = cost->latency_s;
+    *flow_bytes = (cost->time_s - cost->latency_s) * (over_nic ? nic_bw : up_bw);
+}
+
+/* The ZeRO-3 / FSDP part of chunk x (layers layers, one microbatch's forward layer_f and
+ * backward layer_b per layer, the embedding on the first chunk and the output layer on the
+ * last): units of fsdp_unit_layers layers, the first unit of each task gathered before it
+ * (as a flow in the step simulation), the others overlapped inside the task (z3_task), the
+ * backward's leftover reduce-scatters reduced after it. FULL_SHARD: every forward and every
+ * backward gathers each unit again (weights are resharded after use), as FSDP and
+ * DeepSpeed ZeRO-3 do per microbatch under gradient accumulation. */
+static void z3_chunk(const struct ts_job *job, const struct ts_compute *c, struct ts_step_chunk *x,
+                     int layers, double layer_f, double layer_b, bool has_embed, bool has_output,
+                     const struct ts_group *shard, const struct ts_group *replicas, double w_bytes,
+                     double g_bytes, const struct ts_step_plan *plan)
+{
+    const struct ts_system *sys = &job->system;
+    const struct ts_parallel *par = &job->parallel;
+    int per_unit = par->fsdp_unit_layers < layers ? par->fsdp_unit_layers : layers;
+    int n = (layers + per_unit - 1) / per_unit;
+    double unit_params = c->layer.params * layers / n;
+    double embed_params = has_embed ? c->embed.params : 0.0;
+    double out_params = has_output ? c->output.params : 0.0;
+    bool nic = plan->dp_over_nic;
+
+    struct ts_coll_cost ag, rs, ag_first, ag_last, rs_extra;
+    ts_comm_collective(sys, TS_COLL_ALLGATHER, shard, unit_params * w_bytes, &ag);
+    z3_reduce_cost(sys, TS_COLL_REDUCESCATTER, shard, replicas, unit_params * g_bytes, &rs);
+    /* The chunk's first unit holds the embedding, its last the output layer (one unit holds
+     * both). */
+    double first_params = unit_params + embed_params + (n == 1 ? out_params : 0.0);
+    double last_params = unit_params + out_params + (n == 1 ? embed_params : 0.0);
+    ts_comm_collective(sys, TS_COLL_ALLGATHER, shard, first_params * w_bytes, &ag_first);
+    ts_comm_collective(sys, TS_COLL_ALLGATHER, shard, last_params * w_bytes, &ag_last);
+    z3_reduce_cost(sys, TS_COLL_REDUCESCATTER, shard, replicas, first_params * g_bytes, &rs_extra);
+    cost_as_flow(&ag_first, nic, plan->nic_bandwidth, plan->up_bandwidth, &x->z3_gather_latency_s,
+                 &x->z3_gather_bytes);
+    cost_as_flow(&ag_last, nic, plan->nic_bandwidth, plan->up_bandwidth, &x->z3_bgather_latency_s,
+                 &x->z3_bgather_bytes);
+
+    /* Forward: the chunk's first unit first; backward: its last unit first, the embedding's
+     * reduce-scatter (first chunk) last. */
+    struct z3_unit uf = {layer_f * layers / n, ag.time_s, 0.0};
+    struct z3_unit ub = {layer_b * layers / n, ag.time_s, rs.time_s};
+    double left_f, left_b;   /* a forward leaves nothing: its gathers end before their units */
+    double fwd_extra_first = x->fwd_s - layers * layer_f;   /* embedding / output compute */
+    double bwd_extra = x->bwd_s - layers * layer_b;
+    double f_first = has_embed ? c->embed.fwd.time_s : 0.0;
+    double b_last = has_embed ? c->embed.bwd.time_s : 0.0;
+    double tf = z3_task(n, &uf, f_first, fwd_extra_first - f_first, 0.0, par->fsdp_prefetch, false,
+                        &left_f);
+    double tb = z3_task(n, &ub, bwd_extra - b_last, b_last,
+                        has_embed ? rs_extra.time_s - rs.time_s : 0.0, par->fsdp_prefetch, true,
+                        &left_b);
+    /* What the units' communication adds to the tasks is exposed data-parallel traffic. */
+    x->fwd_z3_s = tf - x->fwd_s;
+    x->bwd_z3_s = tb - x->bwd_s;
+    x->fwd_s = tf;
+    x->bwd_s = tb;
+    if (n == 1) {
+        /* The one unit's reduce-scatter starts when the backward ends: all of it is left. */
+        cost_as_flow(&rs_extra, nic, plan->nic_bandwidth, plan->up_bandwidth,
+                     &x->z3_scatter_latency_s, &x->z3_scatter_bytes);
+    } else {
+        x->z3_scatter_latency_s = 0.0;
+        x->z3_scatter_bytes = left_b * (nic ? plan->nic_bandwidth : plan->up_bandwidth);
+    }
+}
+
 void ts_step_plan_build(const struct ts_job *job, const struct ts_compute *c,
                         struct ts_step_plan *plan)
 {
@@ -126,6 +267,18 @@ void ts_step_plan_build(const struct ts_job *job, const struct ts_compute *c,
     if (par->cp > 1) {
         long stride = g_cp.stride < g_dp.stride ? g_cp.stride : g_dp.stride;
         ts_comm_group_strided(sys, par->dp * par->cp, stride, &g_grad);
+    }
+
+    /* ZeRO's sharded state lives on a shard group: all dp x cp gradient ranks, or with
+     * hybrid sharding (zero_group) groups of that many consecutive ones, replicated across
+     * the others. */
+    struct ts_group g_shard = g_grad, g_replicas;
+    int shard_ranks = ts_job_shard_ranks(job);
+    ts_comm_group_strided(sys, 1, 1, &g_replicas);
+    if (shard_ranks < g_grad.size) {
+        ts_comm_group_strided(sys, shard_ranks, g_grad.stride, &g_shard);
+        ts_comm_group_strided(sys, g_grad.size / shard_ranks, g_grad.stride * shard_ranks,
+                              &g_replicas);
     }
 
     const struct ts_layer_cost *L = &c->layer;
@@ -231,17 +384,19 @@ void ts_step_plan_build(const struct ts_job *job, const struct ts_compute *c,
                 double bytes = x->params * g_bytes;
                 int nb = (int)ceil(bytes / par->bucket_bytes);
                 x->buckets = nb < 1 ? 1 : nb;
-                as_flow(sys, grad_coll, &g_grad, bytes / x->buckets, dp_nic, plan->nic_bandwidth,
-                        plan->up_bandwidth, &x->bucket_latency_s, &x->bucket_bytes);
+                if (par->zero >= 1 && g_replicas.size > 1) {
+                    struct ts_coll_cost rc;
+                    z3_reduce_cost(sys, grad_coll, &g_shard, &g_replicas, bytes / x->buckets, &rc);
+                    cost_as_flow(&rc, dp_nic, plan->nic_bandwidth, plan->up_bandwidth,
+                                 &x->bucket_latency_s, &x->bucket_bytes);
+                } else {
+                    as_flow(sys, grad_coll, &g_grad, bytes / x->buckets, dp_nic, plan->nic_bandwidth,
+                            plan->up_bandwidth, &x->bucket_latency_s, &x->bucket_bytes);
+                }
             }
-            if (plan->zero3) {
-                as_flow(sys, TS_COLL_ALLGATHER, &g_grad, x->params * w_bytes, dp_nic,
-                        plan->nic_bandwidth, plan->up_bandwidth, &x->z3_gather_latency_s,
-                        &x->z3_gather_bytes);
-                as_flow(sys, TS_COLL_REDUCESCATTER, &g_grad, x->params * g_bytes, dp_nic,
-                        plan->nic_bandwidth, plan->up_bandwidth, &x->z3_scatter_latency_s,
-                        &x->z3_scatter_bytes);
-            }
+            if (plan->zero3)
+                z3_chunk(job, c, x, layers, layer_f, layer_b, k == 0 && ch == 0,
+                         k == p - 1 && ch == v - 1, &g_shard, &g_replicas, w_bytes, g_bytes, plan);
         }
         plan->optimizer_s[k] = ts_compute_optimizer_time(job, c, k);
 
@@ -255,9 +410,9 @@ void ts_step_plan_build(const struct ts_job *job, const struct ts_compute *c,
             struct ts_coll_cost ag;
             if (par->dp_overlap) {
                 double first = fmin(bytes, par->bucket_bytes / g_bytes * w_bytes);
-                ts_comm_collective(sys, TS_COLL_ALLGATHER, &g_grad, first, &ag);
+                ts_comm_collective(sys, TS_COLL_ALLGATHER, &g_shard, first, &ag);
             } else {
-                ts_comm_collective(sys, TS_COLL_ALLGATHER, &g_grad, bytes, &ag);
+                ts_comm_collective(sys, TS_COLL_ALLGATHER, &g_shard, bytes, &ag);
             }
             tail += ag.time_s;
         }

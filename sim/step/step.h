@@ -49,12 +49,20 @@ struct ts_step_chunk {
     double bwd_s;           // backward of one microbatch, incl. recomputation and exposed TP/CP
     double fwd_comm_s;      // part of fwd_s that is exposed TP/CP communication
     double bwd_comm_s;      // part of bwd_s that is exposed TP/CP communication
+    double fwd_z3_s;        // part of fwd_s that is exposed ZeRO-3 / FSDP unit traffic
+    double bwd_z3_s;        // part of bwd_s that is exposed ZeRO-3 / FSDP unit traffic
     double params;          // parameters on one GPU of this chunk (gradient buckets, ZeRO-3)
     int buckets;            // gradient buckets of this chunk (>= 1 when dp > 1)
     double bucket_latency_s;// fixed part of one bucket's reduction
     double bucket_bytes;    // bytes of one bucket's reduction through the bottleneck link
-    double z3_gather_latency_s, z3_gather_bytes;   // ZeRO-3 weight all-gather per task
-    double z3_scatter_latency_s, z3_scatter_bytes; // ZeRO-3 gradient reduce-scatter per backward
+    /* ZeRO-3 / FSDP, per unit of fsdp_unit_layers layers: the unit a task computes first is
+     * all-gathered before the task starts (prefetched during the previous task); the other
+     * units' all-gathers and reduce-scatters overlap the task's compute and whatever they
+     * cannot hide is part of fwd_s / bwd_s (and fwd_comm_s / bwd_comm_s). What is still on
+     * the link when a backward ends is reduced after it (z3_scatter). */
+    double z3_gather_latency_s, z3_gather_bytes;   // first unit of a forward (the chunk's first)
+    double z3_bgather_latency_s, z3_bgather_bytes; // first unit of a backward (the chunk's last)
+    double z3_scatter_latency_s, z3_scatter_bytes; // link work left when a backward ends
 };
 
 struct ts_step_plan {
@@ -116,7 +124,8 @@ struct ts_step_result {
     double compute_s;       // worst stage's busy compute time (excl. exposed comm)
     double exposed_tp_s;    // exposed TP/CP communication on the critical stage
     double exposed_pp_s;    // compute-stream waits caused by pipeline message transfer (critical stage)
-    double exposed_dp_s;    // gradient reduction after the last backward (critical stage)
+    double exposed_dp_s;    // gradient reduction after the last backward, plus ZeRO-3 / FSDP
+                            //   gathers and reductions not hidden (critical stage)
     double optimizer_s;     // optimizer step of the critical stage
     double tail_s;          // end-of-iteration communication of the critical stage
     int critical_stage;     // stage that finishes last
