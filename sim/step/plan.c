@@ -395,7 +395,8 @@ void ts_step_plan_build(const struct ts_job *job, const struct ts_compute *c,
                 }
             }
             if (plan->zero3)
-                z3_chunk(job, c, x, layers, layer_f, layer_b, k == 0 && ch == 0,
+                z3_chunk(job, c, x, layers, layer_f,
+                         ((layers - full) * layer_b + full * layer_b_full) / layers, k == 0 && ch == 0,
                          k == p - 1 && ch == v - 1, &g_shard, &g_replicas, w_bytes, g_bytes, plan);
         }
         plan->optimizer_s[k] = ts_compute_optimizer_time(job, c, k);
