@@ -37,8 +37,11 @@ struct ts_pass {
     double gemm_s;      // time in GEMM kernels (incl. the batched attention GEMMs)
     double attn_s;      // time in fused (flash) attention kernels
     double mem_s;       // time in element-wise (memory-bound) kernels
-    double time_s;      // gemm_s + attn_s + mem_s (communication excluded)
+    double launch_s;    // GPU idle waiting for the host to issue kernels (eager stacks:
+                        //   kernels x host_dispatch beyond the kernels' own time)
+    double time_s;      // gemm_s + attn_s + mem_s + launch_s (communication excluded)
     double kernels;     // kernel launches
+    double unfused_bytes; // HBM bytes of the extra passes of unfused element-wise ops
 };
 
 /* Tensor-parallel (and sequence-parallel) collectives of one pass of one layer. All move
