@@ -35,8 +35,10 @@
  *   validation                       [{"device", "rows", "n_rows", "min_error",
  *                                    "max_error"}]: residual band of the profile's
  *                                    validation rows per device
- *   max_published_mfu                [{"device", "mfu", "row"}]: the highest MFU published
- *                                    for the stack on a device (plausibility warning above it)
+ *   max_published_mfu                [{"device", "precision", "mfu", "row"}]: the highest MFU
+ *                                    published for the stack on a device, over the peak of
+ *                                    that precision (a job of the same precision above it
+ *                                    gets a plausibility warning)
  *
  * An attention file: name, description, source, notes, and "generations": {GEN: {"device",
  * "peak" (16-bit dense peak of the benchmark device), "seq_len" [ascending], "curves":
@@ -88,7 +90,7 @@ static const char *const launch_keys[] = {"host_dispatch", "kernel_latency", NUL
 static const char *const cal_keys[] = {"note", "constants", NULL};
 static const char *const const_keys[] = {"device", "compute_scale", "row", NULL};
 static const char *const band_keys[] = {"device", "rows", "n_rows", "min_error", "max_error", NULL};
-static const char *const mfu_keys[] = {"device", "mfu", "row", NULL};
+static const char *const mfu_keys[] = {"device", "precision", "mfu", "row", NULL};
 
 /* A kernel name a profile may use for "flash" (any fused kernel or "standard"). */
 static int parse_kernel(const struct ts_jnode *n, uint8_t *out, struct ts_err *err)
@@ -214,6 +216,8 @@ static int mfu_item(const struct ts_jnode *it, int i, void *ctx, struct ts_err *
     int rc;
     if ((rc = ts_jnode_check_keys(it, mfu_keys, err)) ||
         (rc = parse_string_item(it, "device", f->device, sizeof f->device, err)) ||
+        (rc = ts_jnode_get_enum(it, "precision", TS_REQUIRED, ts_precision_names, TS_PREC_COUNT,
+                                &f->precision, err)) ||
         (rc = ts_jnode_get_quantity(it, "mfu", TS_REQUIRED, TS_DIM_NUMBER, 0.001, 1.0, &f->mfu,
                                     err)) ||
         (rc = parse_string_item(it, "row", f->row, sizeof f->row, err)))

@@ -308,6 +308,7 @@ struct ts_sw_band {
 /* Highest published MFU of a stack on one device, and the row it comes from. */
 struct ts_sw_mfu {
     char device[TS_NAME_MAX];
+    int precision;              // enum ts_precision of the row (MFU is over that peak)
     double mfu;
     char row[TS_SW_ROW_MAX];
 };

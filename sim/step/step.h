@@ -77,6 +77,8 @@ struct ts_step_plan {
     double up_bandwidth;            // bytes/s of a GPU's scale-up link
     bool dp_over_nic;               // data-parallel traffic crosses domains
     bool dp_overlap;                // reduce buckets during backward
+    double overlap_slowdown;        // fractional slowdown of a backward task while the gradient
+                                    //   reduction overlaps it (comm/compute contention); 0 = none
     bool zero3;                     // per-task weight gathers / gradient scatters
     int capacity_p, capacity_v;     // allocated sizes
 };
