@@ -122,6 +122,8 @@ static void validation_of(const struct ts_job *job, const struct ts_iteration *i
     v->implausible = v->mfu && it->feasible && it->mfu > v->mfu->mfu;
 }
 
+/* The `validation` object of a run report; residual_band and max_published_mfu are left
+ * out when the profile has none for the device. */
 static cJSON *validation_json(const struct ts_job *job, const struct ts_iteration *it)
 {
     struct validation v;
@@ -138,15 +140,11 @@ static cJSON *validation_json(const struct ts_job *job, const struct ts_iteratio
         add_num(b, "max_error", v.band->max_error);
         add_num(b, "rows", v.band->n_rows);
         cJSON_AddStringToObject(b, "source", v.band->rows);
-    } else {
-        cJSON_AddNullToObject(o, "residual_band");
     }
     if (v.mfu) {
         cJSON *m = cJSON_AddObjectToObject(o, "max_published_mfu");
         add_num(m, "mfu", v.mfu->mfu);
         cJSON_AddStringToObject(m, "row", v.mfu->row);
-    } else {
-        cJSON_AddNullToObject(o, "max_published_mfu");
     }
     cJSON_AddBoolToObject(o, "mfu_above_published", v.implausible);
     cJSON_AddStringToObject(o, "calibration", job->software.calibration_note);
