@@ -338,6 +338,45 @@ static void megatron_core_has_no_contention_and_fsdp_profiles_do(void **state)
     assert_int_equal(job.parallel.sw.grad_reduce_bytes, 4);
 }
 
+
+/* ---------------------------------------------------------------- TP overlap quality */
+
+static double layer_fwd_with(const char *tp_overlap, const char *more)
+{
+    char extra[1024];
+    snprintf(extra, sizeof extra,
+             "\"software\": {\"name\": \"t\", \"description\": \"d\", \"source\": \"s\", "
+             "\"tp_overlap\": \"%s\"%s}, \"parallel\": {\"tp\": 8, \"sequence_parallel\": true, "
+             "\"tp_comm_overlap\": true}", tp_overlap, more);
+    struct ts_job job;
+    struct ts_err err;
+    must_parse(parse_llama("dgx-h100", extra, &job, &err), &err);
+    struct ts_eval_scratch s;
+    assert_int_equal(ts_eval_scratch_init(&s), 0);
+    struct ts_iteration it;
+    ts_step_evaluate(&job, TS_METHOD_CLOSED_FORM, &s, &it, NULL, NULL);
+    ts_eval_scratch_free(&s);
+    return it.layer_fwd_s;
+}
+
+static void async_tp_hides_its_fraction_of_what_userbuffers_hides(void **state)
+{
+    (void)state;
+    double none = layer_fwd_with("none", "");
+    double ub = layer_fwd_with("userbuffers", "");
+    double half = layer_fwd_with("async_tp", ", \"async_tp_hidden\": 0.5");
+    double all = layer_fwd_with("async_tp", ", \"async_tp_hidden\": 1");
+    double nothing = layer_fwd_with("async_tp", ", \"async_tp_hidden\": 0");
+    assert_true(ub < none);
+    assert_close(all, ub, 1e-12, 0);
+    assert_close(nothing, none, 1e-12, 0);
+    assert_close(half, ub + 0.5 * (none - ub), 1e-12, 0);
+    /* Contention: the GEMMs that hide the collective slow by 0.189 of the hidden time (here
+     * the hidden time is below the GEMM time, so all of it counts). */
+    double slowed = layer_fwd_with("userbuffers", ", \"comm_contention\": true");
+    assert_close(slowed, ub + 0.189 * (none - ub), 1e-12, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -354,6 +393,7 @@ int main(void)
         cmocka_unit_test(a_foreach_optimizer_moves_the_bytes_of_its_passes),
         cmocka_unit_test(overlapped_compute_slows_down_by_the_contention_factor),
         cmocka_unit_test(megatron_core_has_no_contention_and_fsdp_profiles_do),
+        cmocka_unit_test(async_tp_hides_its_fraction_of_what_userbuffers_hides),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
