@@ -377,6 +377,42 @@ static void async_tp_hides_its_fraction_of_what_userbuffers_hides(void **state)
     assert_close(slowed, ub + 0.189 * (none - ub), 1e-12, 0);
 }
 
+
+/* ---------------------------------------------------------------- the one fitted constant */
+
+/* A profile with compute_scale 0.5 for `device`. */
+static void constant_profile(char *buf, size_t n, const char *device)
+{
+    snprintf(buf, n, "\"software\": {\"name\": \"c\", \"description\": \"d\", \"source\": \"s\", "
+             "\"calibration\": {\"note\": \"n\", \"constants\": [{\"device\": \"%s\", "
+             "\"compute_scale\": 0.5, \"row\": \"r\"}]}}", device);
+}
+
+static void a_profile_constant_scales_compute_on_its_device_only(void **state)
+{
+    (void)state;
+    struct ts_job job;
+    struct ts_err err;
+    char extra[512];
+    must_parse(parse_llama("dgx-h100", "", &job, &err), &err);
+    double n = 16384, bw = job.system.accel.memory_bandwidth * job.system.accel.memory_efficiency;
+    double fixed = 2.0 * n * n / bw + job.system.accel.kernel_latency;   /* store + launch */
+    double t1 = ts_compute_gemm_time(&job, n, n, n, 2.0) - fixed;
+    constant_profile(extra, sizeof extra, "h100-sxm");
+    must_parse(parse_llama("dgx-h100", extra, &job, &err), &err);
+    assert_close(ts_compute_gemm_time(&job, n, n, n, 2.0) - fixed, 2.0 * t1, 1e-12, 0);
+    constant_profile(extra, sizeof extra, "a100-sxm-80g");
+    must_parse(parse_llama("dgx-h100", extra, &job, &err), &err);
+    assert_close(ts_compute_gemm_time(&job, n, n, n, 2.0) - fixed, t1, 1e-12, 0);
+    /* At most one constant per (profile, device). */
+    int rc = parse_llama("dgx-h100", "\"software\": {\"name\": \"c\", \"description\": \"d\", "
+                         "\"source\": \"s\", \"calibration\": {\"note\": \"n\", \"constants\": ["
+                         "{\"device\": \"h100-sxm\", \"compute_scale\": 0.9, \"row\": \"r1\"}, "
+                         "{\"device\": \"h100-sxm\", \"compute_scale\": 0.8, \"row\": \"r2\"}]}}",
+                         &job, &err);
+    expect_error(rc, &err, "software.calibration.constants[1]");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -394,6 +430,7 @@ int main(void)
         cmocka_unit_test(overlapped_compute_slows_down_by_the_contention_factor),
         cmocka_unit_test(megatron_core_has_no_contention_and_fsdp_profiles_do),
         cmocka_unit_test(async_tp_hides_its_fraction_of_what_userbuffers_hides),
+        cmocka_unit_test(a_profile_constant_scales_compute_on_its_device_only),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
