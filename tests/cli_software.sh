@@ -2,7 +2,8 @@
 # Command-line tests of software profiles in `trainsim run`: the JSON report names the
 # profile and carries the `validation` object (validated pair with its residual band, an
 # unvalidated pair, a plausibility warning above the highest published MFU); the table
-# prints the same; FA3 on an A100 and an unknown profile exit 2 naming the file and path.
+# prints the same; FA3 on an A100 and an unknown profile exit 2 naming the file and path;
+# a sweep runs with one profile and refuses FA3 when an A100 system is listed.
 #
 # usage: bash tests/cli_software.sh path/to/trainsim   (ctest passes the built binary)
 set -u
@@ -60,5 +61,20 @@ run unknown run "$tmp/unknown.json"
 expect_rc unknown 2
 expect_in "$tmp/unknown.err" "unknown.json: software: unknown software profile \"megatron-lm-1999\"" "unknown profile"
 expect_in "$tmp/unknown.err" "pytorch-fsdp-compile" "unknown profile lists the catalogue"
+
+# A sweep takes one software profile; FA3 with an A100 system listed is bad input (exit 2).
+cat >"$tmp/sweep.json" <<'EOF'
+{"model": "llama3-8b", "tokens": "10B", "global_batch": 64, "systems": ["aws-p4d", "aws-p5en"],
+ "nodes": [2], "precision": "bf16", "software": "pytorch-fsdp", "objective": "time",
+ "constraint": {"min_tokens_per_s": 1},
+ "parallel": {"tp": [1, 2], "pp": [1], "zero": [3], "recompute": ["full"]}}
+EOF
+run sweep sweep "$tmp/sweep.json" --format json --no-progress
+expect_rc sweep 0
+expect_in "$tmp/sweep.out" '"best"' "sweep with a software profile"
+sed 's/"recompute": \["full"\]/"recompute": ["full"], "attention": "fa3"/' "$tmp/sweep.json" >"$tmp/sweep-fa3.json"
+run sweepfa3 sweep "$tmp/sweep-fa3.json" --format json --no-progress
+expect_rc sweepfa3 2
+expect_in "$tmp/sweepfa3.err" "sweep-fa3.json: parallel.attention:" "sweep with fa3 on an A100 system"
 
 finish

@@ -414,6 +414,11 @@ int ts_sweep_parse(const struct ts_jnode *root, struct ts_sweep *sw, struct ts_e
     free(soft);
     if (sw->fixed.fp32_grads != fp32_before && sw->fixed.bucket_bytes == 40e6 * (fp32_before ? 4.0 : 2.0))
         sw->fixed.bucket_bytes = 40e6 * (sw->fixed.fp32_grads ? 4.0 : 2.0);   /* default bucket */
+    /* A kernel some listed system cannot run (FA3 off Hopper) is bad input, not a reason
+     * to reject that system's layouts. */
+    for (int i = 0; i < sw->n_systems; i++)
+        if ((rc = ts_attention_check(&sw->fixed, &sw->systems[i].accel, root->file, err)))
+            return rc;
 
     ts_reliability_defaults(&sw->reliability);
     if (ts_jnode_child(root, "reliability", &c)) {
