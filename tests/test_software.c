@@ -413,6 +413,33 @@ static void a_profile_constant_scales_compute_on_its_device_only(void **state)
     expect_error(rc, &err, "software.calibration.constants[1]");
 }
 
+
+static void fp32_parameters_hold_twelve_bytes_per_parameter_instead_of_fourteen(void **state)
+{
+    (void)state;
+    struct ts_job a, b;
+    struct ts_err err;
+    const char *par = "\"parallel\": {\"zero\": 3}";
+    must_parse(parse_llama("dgx-h100", par, &a, &err), &err);
+    char extra[512];
+    snprintf(extra, sizeof extra, "\"software\": {\"name\": \"f\", \"description\": \"d\", "
+             "\"source\": \"s\", \"master_weights\": \"fp32_params\"}, %s", par);
+    must_parse(parse_llama("dgx-h100", extra, &b, &err), &err);
+    struct ts_compute ca, cb;
+    ts_compute_build(&a, &ca);
+    ts_compute_build(&b, &cb);
+    struct ts_memory ma, mb;
+    ts_memory_stage(&a, &ca, 0, &ma);
+    ts_memory_stage(&b, &cb, 0, &mb);
+    double per_gpu = ts_compute_stage_params(&a, &ca, 0) / 8.0;    /* ZeRO-3 over 8 GPUs */
+    /* Megatron-style: 2 (bf16 weights) + 12 (fp32 master, m, v); fp32 parameters: 4 + 8. */
+    assert_close(ma.weights_bytes + ma.optimizer_bytes, 14.0 * per_gpu, 1e-12, 0);
+    assert_close(mb.weights_bytes + mb.optimizer_bytes, 12.0 * per_gpu, 1e-12, 0);
+    assert_close(mb.buffer_bytes, ma.buffer_bytes, 1e-15, 0);      /* gathered in bf16 either way */
+    /* The optimizer step writes no 16-bit working copy: 2 bytes per parameter fewer. */
+    assert_close(ca.optimizer_bytes_per_param - cb.optimizer_bytes_per_param, 2.0, 1e-15, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -431,6 +458,7 @@ int main(void)
         cmocka_unit_test(megatron_core_has_no_contention_and_fsdp_profiles_do),
         cmocka_unit_test(async_tp_hides_its_fraction_of_what_userbuffers_hides),
         cmocka_unit_test(a_profile_constant_scales_compute_on_its_device_only),
+        cmocka_unit_test(fp32_parameters_hold_twelve_bytes_per_parameter_instead_of_fourteen),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

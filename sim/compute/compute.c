@@ -627,6 +627,8 @@ void ts_compute_build(const struct ts_job *job, struct ts_compute *c)
     double g = par->fp32_grads || job->precision == TS_PREC_FP32 ? 4.0 : 2.0;
     double master = job->precision == TS_PREC_FP32 ? 0.0 : 8.0;
     double w = job->precision == TS_PREC_FP32 ? 8.0 : 2.0;
+    if (par->sw.fp32_params && job->precision != TS_PREC_FP32)
+        w = 0.0;                /* the fp32 parameters are the master: no 16-bit copy to write */
     c->optimizer_bytes_per_param = g + master + 16.0 + w + g + g;
     if (par->sw.optimizer != TS_OPT_FUSED) {
         /* PyTorch's multi-tensor AdamW (torch/optim/adam.py _multi_tensor_adam), one pass per

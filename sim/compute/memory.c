@@ -46,12 +46,18 @@ void ts_memory_stage(const struct ts_job *job, const struct ts_compute *c, int s
     double w_bytes = fp32 ? 4.0 : 2.0;
     double g_bytes = par->fp32_grads || fp32 ? 4.0 : 2.0;
     double o_bytes = fp32 ? 8.0 : 12.0;         /* (fp32 master +) Adam m and v */
+    /* Stacks that keep the parameters in fp32 hold no 16-bit copy and no separate master
+     * (FSDP MixedPrecision casts on use). */
+    if (par->sw.fp32_params && !fp32) {
+        w_bytes = 4.0;
+        o_bytes = 8.0;
+    }
 
     out->weights_bytes = params * w_bytes / (par->zero >= 3 ? shard : 1.0);
     out->grads_bytes = params * g_bytes / (par->zero >= 2 ? shard : 1.0);
     out->optimizer_bytes = params * o_bytes / (par->zero >= 1 ? shard : 1.0);
-    if (par->zero >= 3)
-        out->buffer_bytes = 2.0 * c->layer.params * w_bytes;   /* current + prefetched layer */
+    if (par->zero >= 3)   /* current + prefetched layer, gathered in the compute dtype */
+        out->buffer_bytes = 2.0 * c->layer.params * (fp32 ? 4.0 : 2.0);
 
     double inflight = ts_memory_inflight(job, stage);
     out->inflight = inflight;

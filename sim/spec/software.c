@@ -28,6 +28,9 @@
  *                                    them by the accelerator's overlap_slowdown
  *   optimizer                        "fused" | "foreach" | "per_tensor"
  *   grad_reduce_dtype                "fp32" | "bf16" | "accumulation" (as fp32_grads)
+ *   master_weights                   "separate" (16-bit weights + fp32 master copy in the
+ *                                    optimizer state; default) | "fp32_params" (parameters
+ *                                    kept in fp32, cast to 16 bits on use)
  *   calibration                      {"note": text, "constants": [{"device", "compute_scale",
  *                                    "row"}]}: at most one fitted constant per device (a
  *                                    multiplier on its sustained_compute), with the one
@@ -83,7 +86,8 @@ void ts_software_defaults(struct ts_software *sw)
 static const char *const sw_keys[] = {
     "name", "description", "source", "notes", "attention", "p2p_overlap", "dp_overlap",
     "tp_comm_overlap", "fp32_grads", "grad_accum_fusion", "tp_overlap", "async_tp_hidden",
-    "fused", "launch", "comm_contention", "optimizer", "grad_reduce_dtype", "calibration",
+    "fused", "launch", "comm_contention", "optimizer", "grad_reduce_dtype", "master_weights",
+    "calibration",
     "validation", "max_published_mfu", NULL,
 };
 static const char *const launch_keys[] = {"host_dispatch", "kernel_latency", NULL};
@@ -247,14 +251,17 @@ int ts_software_parse(const struct ts_jnode *node, struct ts_software *sw, struc
         (rc = ts_jnode_get_quantity(node, "async_tp_hidden", TS_OPTIONAL, TS_DIM_NUMBER, 0.0, 1.0,
                                     &m->async_tp_hidden, err)))
         return rc;
-    int tpo = m->tp_overlap, opt = m->optimizer, red = 2;
+    int tpo = m->tp_overlap, opt = m->optimizer, red = 2, master = 0;
     static const char *const red_names[] = {"fp32", "bf16", "accumulation"};
+    static const char *const master_names[] = {"separate", "fp32_params"};
     if ((rc = ts_jnode_get_enum(node, "tp_overlap", TS_OPTIONAL, ts_tp_overlap_names,
                                 TS_TPO_COUNT, &tpo, err)) ||
         (rc = ts_jnode_get_enum(node, "optimizer", TS_OPTIONAL, ts_optimizer_impl_names,
                                 TS_OPT_COUNT, &opt, err)) ||
-        (rc = ts_jnode_get_enum(node, "grad_reduce_dtype", TS_OPTIONAL, red_names, 3, &red, err)))
+        (rc = ts_jnode_get_enum(node, "grad_reduce_dtype", TS_OPTIONAL, red_names, 3, &red, err)) ||
+        (rc = ts_jnode_get_enum(node, "master_weights", TS_OPTIONAL, master_names, 2, &master, err)))
         return rc;
+    m->fp32_params = master == 1;
     m->tp_overlap = (uint8_t)tpo;
     m->optimizer = (uint8_t)opt;
     m->grad_reduce_bytes = red == 0 ? 4 : red == 1 ? 2 : 0;

@@ -245,6 +245,11 @@ struct ts_sw_mech {
     double kernel_latency_s;            // GPU-side cost per kernel; < 0: the accelerator's
     int grad_reduce_bytes;              // bytes per gradient element in DP reductions;
                                         //   0 = as accumulated (fp32_grads)
+    bool fp32_params;                   // parameters live in fp32 and are cast to 16 bits on
+                                        //   use (FSDP MixedPrecision, MaxText weight_dtype
+                                        //   float32): no separate 16-bit working copy, no
+                                        //   master copy in the optimizer state; false: 16-bit
+                                        //   weights + fp32 master (Megatron, DeepSpeed)
     int n_cal;                          // per-device fitted compute scale (one constant)
     char cal_device[TS_SW_CAL_MAX][TS_NAME_MAX];
     double cal_scale[TS_SW_CAL_MAX];    // multiplies the accelerator's sustained_compute
