@@ -666,6 +666,7 @@ cJSON *ts_calibrate_accel_json(const struct ts_calibrate_result *r, const char *
               "(%d curve points, peak %g)", r->curve.n, r->peak_flops);
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "name", name);
+    cJSON_AddStringToObject(o, "generation", "cpu");
     cJSON *pk = cJSON_AddObjectToObject(o, "peak_flops");
     add_unit(pk, "fp32", r->peak_flops, 1e9, "GFLOP/s");
     add_unit(o, "memory", r->memory_bytes, 1024.0 * MIB, "GiB");

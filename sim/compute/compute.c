@@ -19,6 +19,9 @@ struct kern {
     double mem_bw;                      // achieved HBM bytes/s for streaming kernels
     double gemm_in_bytes;               // bytes per GEMM input element
     double latency;                     // per-kernel launch cost, s
+    double dispatch;                    // host issue time per kernel, s (0: not host-bound)
+    enum ts_attention attn_kind;        // resolved attention kernel (TS_ATTN_STANDARD: unfused)
+    const bool *fused;                  // [TS_FUSE_COUNT] element-wise ops fused
 };
 
 static void kern_init(struct kern *k, const struct ts_job *job)
@@ -35,11 +38,21 @@ static void kern_init(struct kern *k, const struct ts_job *job)
     k->attn_peak = p == TS_PREC_FP8 || p == TS_PREC_FP32 ? a->peak_flops[TS_PREC_BF16] : k->gemm_peak;
     if (k->attn_peak <= 0)
         k->attn_peak = k->gemm_peak;
-    k->gemm_peak *= a->sustained_compute;
-    k->attn_peak *= a->sustained_compute;
+    /* The software profile's one fitted constant for this device, if any, scales the
+     * sustained compute (configs/software: "calibration"). */
+    const struct ts_sw_mech *sw = &job->parallel.sw;
+    double scale = 1.0;
+    for (int i = 0; i < sw->n_cal; i++)
+        if (strcmp(sw->cal_device[i], a->name) == 0)
+            scale = sw->cal_scale[i];
+    k->gemm_peak *= a->sustained_compute * scale;
+    k->attn_peak *= a->sustained_compute * scale;
     k->mem_bw = a->memory_bandwidth * a->memory_efficiency;
     k->gemm_in_bytes = p == TS_PREC_FP8 ? 1.0 : p == TS_PREC_FP32 ? 4.0 : 2.0;
-    k->latency = a->kernel_latency;
+    k->latency = sw->kernel_latency_s >= 0 ? sw->kernel_latency_s : a->kernel_latency;
+    k->dispatch = sw->host_dispatch_s;
+    k->attn_kind = ts_attention_resolve(&job->parallel, a->generation);
+    k->fused = sw->fused;
 }
 
 /* A GEMM (or a batch of `batch` equal GEMMs in one kernel) of M x K times K x N whose
@@ -108,6 +121,7 @@ static double stream(const struct kern *k, struct ts_pass *p, double bytes)
 static double flash(const struct kern *k, struct ts_pass *p, double conv_flops, double exec_frac,
                     double eff, double bytes)
 {
+    TS_ASSERT(eff > 0, "attention efficiency %g", eff);
     double t = fmax(conv_flops * exec_frac / (k->attn_peak * eff), bytes / k->mem_bw) + k->latency;
     p->flops += conv_flops;
     p->attn_s += t;
@@ -115,9 +129,24 @@ static double flash(const struct kern *k, struct ts_pass *p, double conv_flops, 
     return t;
 }
 
-static void pass_total(struct ts_pass *p)
+/* Extra HBM passes and kernels of an element-wise op the stack does not fuse. */
+static void unfused(const struct kern *k, struct ts_pass *p, double bytes, double kernels)
 {
-    p->time_s = p->gemm_s + p->attn_s + p->mem_s;
+    if (bytes <= 0 && kernels <= 0)
+        return;
+    p->mem_s += bytes / k->mem_bw + kernels * k->latency;
+    p->kernels += kernels;
+    p->unfused_bytes += bytes;
+}
+
+/* A pass lasts its kernels' time, or the host's time to issue them when that is longer (an
+ * eager framework issues each kernel from Python; the GPU runs ahead only while the queue
+ * holds work). */
+static void pass_total_k(const struct kern *k, struct ts_pass *p)
+{
+    double gpu = p->gemm_s + p->attn_s + p->mem_s;
+    p->launch_s = fmax(0.0, p->kernels * k->dispatch - gpu);
+    p->time_s = gpu + p->launch_s;
 }
 
 /* ---------------------------------------------------------------- shapes */
@@ -199,6 +228,34 @@ static void tp_comm_set(struct ts_tp_comm *c, const struct shape *sh, int n, boo
     }
 }
 
+/* ---------------------------------------------------------------- unfused element-wise ops */
+
+/* Extra bytes per element and kernels of each op when a stack runs it as separate eager
+ * kernels instead of one fused kernel (the fused costs are the ones in the op list below).
+ * Counted from the eager decompositions:
+ *   norm: RMSNorm as Hugging Face LlamaRMSNorm writes it: cast to fp32 (e + 4), pow (8),
+ *     mean (4), multiply by rsqrt (8), cast back (4 + e), weight multiply (2 e) = 28 + 4 e
+ *     bytes in 6 kernels, against 2 e in one: 28 + 2 e extra, 5 kernels. LayerNorm models
+ *     use torch's native one-kernel layer_norm, so only RMSNorm (bias-free) models pay it.
+ *   rotary: apply_rotary_pos_emb (q cos, rotate_half = two slices, a negation and a cat,
+ *     times sin, add): about 9 e bytes per element in 5 kernels per tensor, against 2 e
+ *     fused: 7 e extra, 4 kernels per tensor (q and k).
+ *   bias_act: the bias added in its own pass before the activation: 2 e, 1 kernel.
+ *   swiglu: silu(gate) then the product with up: 5 e in 2 kernels against 3 e: 2 e, 1.
+ *   dropout_residual: with dropout, dropout (2 e + 1) then the residual add (3 e), against
+ *     3 e + 1 fused: 2 e, 1 kernel; without dropout nothing (an eager add is one kernel).
+ *   cross_entropy: eager F.cross_entropy upcasts the 16-bit logits first (e + 4 per logit,
+ *     1 kernel) and casts the fp32 gradient back (4 + e, 1 kernel).
+ * Backward of each (autograd of the same ops) is taken as twice the forward extra. */
+struct unfused_cost {
+    double bytes_per_elem, kernels;
+};
+
+static struct unfused_cost unfused_norm(const struct shape *sh)
+{
+    return (struct unfused_cost){28.0 + 2.0 * sh->e, 5.0};
+}
+
 /* ---------------------------------------------------------------- one layer */
 
 /* Attention core forward (scores, softmax, dropout, context) into *p. Returns its time. */
@@ -212,7 +269,8 @@ static double attention_fwd(const struct kern *k, const struct shape *sh, bool f
          * context parallelism the load-balanced chunks keep the half on every rank. */
         double flops = 4.0 * batch * sh->s * sh->s_kv * sh->d;
         double bytes = sh->e * sh->T * (2.0 * sh->a_l + 2.0 * sh->g_l) * sh->d;
-        flash(k, p, flops, 0.5, k->acc->flash_fwd_efficiency, bytes);
+        flash(k, p, flops, 0.5, ts_attn_efficiency(k->acc, k->attn_kind, sh->s, (int)sh->d, true, false),
+              bytes);
     } else {
         double elems = batch * sh->s * sh->s_kv;
         gemm_attn(k, p, sh->s, sh->s_kv, sh->d, batch, sh->e);          // Q K^T
@@ -232,7 +290,8 @@ static double attention_bwd(const struct kern *k, const struct shape *sh, bool f
     if (flash_attn) {
         double flops = 8.0 * batch * sh->s * sh->s_kv * sh->d;
         double bytes = sh->e * sh->T * (4.0 * sh->a_l + 4.0 * sh->g_l) * sh->d;
-        flash(k, p, flops, 0.5, k->acc->flash_bwd_efficiency, bytes);
+        flash(k, p, flops, 0.5, ts_attn_efficiency(k->acc, k->attn_kind, sh->s, (int)sh->d, true, true),
+              bytes);
     } else {
         double elems = batch * sh->s * sh->s_kv;
         gemm_attn(k, p, sh->s, sh->s_kv, sh->d, batch, sh->e);          // dP = dO V^T
@@ -245,6 +304,32 @@ static double attention_bwd(const struct kern *k, const struct shape *sh, bool f
     }
     return p->gemm_s + p->attn_s + p->mem_s - t0;
 }
+
+static void unfused_layer_norm(const struct kern *k, const struct shape *sh,
+                               const struct ts_model *m, struct ts_pass *p, double w)
+{
+    if (k->fused[TS_FUSE_NORM] || m->bias)
+        return;
+    struct unfused_cost c = unfused_norm(sh);
+    unfused(k, p, w * c.bytes_per_elem * sh->Tn * sh->h, w * c.kernels);
+}
+
+static void unfused_rotary(const struct kern *k, const struct shape *sh, struct ts_pass *p,
+                           double w)
+{
+    if (k->fused[TS_FUSE_ROTARY])
+        return;
+    unfused(k, p, w * 7.0 * sh->e * sh->T * (sh->a_l + sh->g_l) * sh->d, w * 8.0);
+}
+
+static void unfused_residual(const struct kern *k, const struct shape *sh, struct ts_pass *p,
+                             double w)
+{
+    if (k->fused[TS_FUSE_DROPOUT_RESIDUAL] || sh->drop <= 0)
+        return;
+    unfused(k, p, w * 2.0 * sh->e * sh->Tn * sh->h, w);
+}
+
 
 /* The forward ops of a layer, in program order, as the recomputation graph names them
  * (sim/spec/recompute.c lists the tensors each produces). */
@@ -290,17 +375,23 @@ static double layer_fwd(const struct kern *k, const struct shape *sh, const stru
         rope_n = ((q ? sh->a_l : 0.0) + (kk ? sh->g_l : 0.0)) * sh->d;
     }
     double fc1_n = m->ffn == TS_FFN_GELU ? sh->f_l : 2.0 * sh->f_l;
-    if (m->ffn != TS_FFN_GELU && !((r->outs & TS_T_BIT(TS_T_MLP_GATE)) && (r->outs & TS_T_BIT(TS_T_MLP_UP))))
+    if (m->ffn != TS_FFN_GELU &&
+        !((r->outs & TS_T_BIT(TS_T_MLP_GATE)) && (r->outs & TS_T_BIT(TS_T_MLP_UP))))
         fc1_n = sh->f_l;
     unsigned ops = r->ops;
     double g0 = p->gemm_s, attn_gemm = 0.0;
+    double w = 1.0;                                                 // forward weight of extras
     *attn_s = 0.0;
-    if (ops & OP_BIT(OP_NORM1))
+    if (ops & OP_BIT(OP_NORM1)) {
         stream(k, p, 2.0 * e * Tn * h);                             // input norm
+        unfused_layer_norm(k, sh, m, p, w);
+    }
     if (ops & OP_BIT(OP_QKV)) {
         linear(k, p, T, qkv_n, h, e);                              // QKV projection
-        if (!m->learned_positions && rope_n > 0)
+        if (!m->learned_positions && rope_n > 0) {
             stream(k, p, 2.0 * e * T * rope_n);                     // rotary embedding on q, k
+            unfused_rotary(k, sh, p, w * rope_n / ((sh->a_l + sh->g_l) * sh->d));
+        }
     }
     if (ops & OP_BIT(OP_ATTN)) {
         double ga = p->gemm_s;
@@ -309,26 +400,38 @@ static double layer_fwd(const struct kern *k, const struct shape *sh, const stru
     }
     if (ops & OP_BIT(OP_PROJ))
         linear(k, p, T, h, sh->a_l * sh->d, e);                    // output projection
-    if (ops & OP_BIT(OP_ADD1))
+    if (ops & OP_BIT(OP_ADD1)) {
         stream(k, p, (3.0 * e + sh->drop) * Tn * h);                // bias-dropout-add
-    if (ops & OP_BIT(OP_NORM2))
+        unfused_residual(k, sh, p, w);
+    }
+    if (ops & OP_BIT(OP_NORM2)) {
         stream(k, p, 2.0 * e * Tn * h);                             // post-attention norm
+        unfused_layer_norm(k, sh, m, p, w);
+    }
     if (m->ffn == TS_FFN_GELU) {
         if (ops & OP_BIT(OP_FC1))
             linear(k, p, T, sh->f_l, h, e);                        // fc1
-        if (ops & OP_BIT(OP_ACT))
+        if (ops & OP_BIT(OP_ACT)) {
             stream(k, p, 2.0 * e * T * sh->f_l);                    // bias + GeLU
+            if (m->bias && !k->fused[TS_FUSE_BIAS_ACT])
+                unfused(k, p, w * 2.0 * e * T * sh->f_l, w);
+        }
     } else {
         if (ops & OP_BIT(OP_FC1))
             linear(k, p, T, fc1_n, h, e);                          // gate + up (fused)
-        if (ops & OP_BIT(OP_ACT))
+        if (ops & OP_BIT(OP_ACT)) {
             stream(k, p, 3.0 * e * T * sh->f_l);                    // SiLU(gate) * up
+            if (!k->fused[TS_FUSE_SWIGLU])
+                unfused(k, p, w * 2.0 * e * T * sh->f_l, w);
+        }
     }
     if (ops & OP_BIT(OP_FC2))
         linear(k, p, T, h, sh->f_l, e);                            // fc2 / down
-    if (ops & OP_BIT(OP_ADD2))
+    if (ops & OP_BIT(OP_ADD2)) {
         stream(k, p, (3.0 * e + sh->drop) * Tn * h);                // bias-dropout-add
-    pass_total(p);
+        unfused_residual(k, sh, p, w);
+    }
+    pass_total_k(k, p);
     return p->gemm_s - g0 - attn_gemm;
 }
 
@@ -340,31 +443,42 @@ static double layer_bwd(const struct kern *k, const struct shape *sh, const stru
     double g0 = p->gemm_s;
     /* Reverse order; each forward GEMM (M x K) (K x N) has a data-gradient GEMM
      * (M x N)(N x K) and a weight-gradient GEMM (K x M)(M x N). */
+    double w = 2.0;                                                 // backward: twice the forward extra
     stream(k, p, (3.0 * e + sh->drop) * Tn * h);                    // residual + dropout grad
+    unfused_residual(k, sh, p, w);
     linear(k, p, T, sh->f_l, h, e);                                // fc2 dgrad
     wgrad(k, sh, p, sh->f_l, h, T);                               // fc2 wgrad
     if (m->ffn == TS_FFN_GELU) {
         stream(k, p, 3.0 * e * T * sh->f_l);                        // GeLU backward
+        if (m->bias && !k->fused[TS_FUSE_BIAS_ACT])
+            unfused(k, p, w * 2.0 * e * T * sh->f_l, w);
         linear(k, p, T, h, sh->f_l, e);                            // fc1 dgrad
         wgrad(k, sh, p, h, sh->f_l, T);                           // fc1 wgrad
     } else {
         stream(k, p, 5.0 * e * T * sh->f_l);                        // SwiGLU backward
+        if (!k->fused[TS_FUSE_SWIGLU])
+            unfused(k, p, w * 2.0 * e * T * sh->f_l, w);
         linear(k, p, T, h, 2.0 * sh->f_l, e);                      // gate+up dgrad
         wgrad(k, sh, p, h, 2.0 * sh->f_l, T);                     // gate+up wgrad
     }
     stream(k, p, 3.0 * e * Tn * h);                                 // norm backward
+    unfused_layer_norm(k, sh, m, p, w);
     stream(k, p, (3.0 * e + sh->drop) * Tn * h);                    // residual + dropout grad
+    unfused_residual(k, sh, p, w);
     linear(k, p, T, sh->a_l * sh->d, h, e);                        // projection dgrad
     wgrad(k, sh, p, sh->a_l * sh->d, h, T);                       // projection wgrad
     double ga = p->gemm_s;
     *attn_s = attention_bwd(k, sh, flash_attn, p);
     double attn_gemm = p->gemm_s - ga;
-    if (!m->learned_positions)
+    if (!m->learned_positions) {
         stream(k, p, 2.0 * e * T * (sh->a_l + sh->g_l) * sh->d);   // rotary backward
+        unfused_rotary(k, sh, p, w);
+    }
     linear(k, p, T, h, qkv_n, e);                                  // QKV dgrad
     wgrad(k, sh, p, h, qkv_n, T);                                 // QKV wgrad
     stream(k, p, 3.0 * e * Tn * h);                                 // norm backward
-    pass_total(p);
+    unfused_layer_norm(k, sh, m, p, w);
+    pass_total_k(k, p);
     return p->gemm_s - g0 - attn_gemm;
 }
 
@@ -571,7 +685,7 @@ static void build_layer(const struct kern *k, const struct shape *sh, const stru
 {
     const struct ts_model *m = &job->model;
     const struct ts_parallel *par = &job->parallel;
-    bool fl = par->attention == TS_ATTN_FLASH;
+    bool fl = k->attn_kind != TS_ATTN_STANDARD;
     memset(L, 0, sizeof *L);
 
     L->tp_fwd_gemm_s = layer_fwd(k, sh, m, fl, &run_forward, &L->fwd, &L->attn_fwd_s);
@@ -626,11 +740,11 @@ static void build_embed(const struct kern *k, const struct shape *sh, const stru
         stream(k, &H->fwd, 3.0 * e * T * h);                        // + position embedding
     if (sh->drop > 0)
         stream(k, &H->fwd, (2.0 * e + 1.0) * sh->Tn * h);           // embedding dropout
-    pass_total(&H->fwd);
+    pass_total_k(k, &H->fwd);
     stream(k, &H->bwd, (e + 8.0) * T * h);                          // scatter-add into fp32 grads
     if (m->learned_positions)
         stream(k, &H->bwd, (e + 8.0) * T * h);
-    pass_total(&H->bwd);
+    pass_total_k(k, &H->bwd);
     /* Vocabulary-parallel embedding: partial rows are summed over TP (all-reduce, or
      * reduce-scatter under sequence parallelism). */
     if (sh->t > 1) {
@@ -661,7 +775,10 @@ static void build_output(const struct kern *k_job, const struct shape *sh, const
     double e = sh->e, T = sh->T, h = sh->h, V_l = (double)vocab_padded / sh->t;
     memset(H, 0, sizeof *H);
     stream(k, &H->fwd, 2.0 * e * sh->Tn * h);                       // final norm
+    unfused_layer_norm(k, sh, m, &H->fwd, 1.0);
     linear(k, &H->fwd, T, V_l, h, e);                              // logits
+    if (!k->fused[TS_FUSE_CROSS_ENTROPY])
+        unfused(k, &H->fwd, (e + 4.0) * T * V_l, 1.0);             // eager upcast of the logits
     /* Vocabulary-parallel cross-entropy in fp32 (Megatron-LM): cast, max, subtract, exp,
      * sum, normalise: about e + 32 bytes per logit over six kernels. */
     stream(k, &H->fwd, (e + 8.0) * T * V_l);
@@ -670,12 +787,15 @@ static void build_output(const struct kern *k_job, const struct shape *sh, const
     stream(k, &H->fwd, 8.0 * T * V_l);
     stream(k, &H->fwd, 4.0 * T * V_l);
     stream(k, &H->fwd, 8.0 * T * V_l);
-    pass_total(&H->fwd);
+    pass_total_k(k, &H->fwd);
     stream(k, &H->bwd, (4.0 + e) * T * V_l);                        // softmax - one-hot
+    if (!k->fused[TS_FUSE_CROSS_ENTROPY])
+        unfused(k, &H->bwd, (4.0 + e) * T * V_l, 1.0);             // fp32 gradient cast back
     linear(k, &H->bwd, T, h, V_l, e);                              // logits dgrad
     wgrad(k, sh, &H->bwd, V_l, h, T);                             // logits wgrad
     stream(k, &H->bwd, 3.0 * e * sh->Tn * h);                       // final norm backward
-    pass_total(&H->bwd);
+    unfused_layer_norm(k, sh, m, &H->bwd, 2.0);
+    pass_total_k(k, &H->bwd);
     if (sh->t > 1) {
         H->tp_fwd.bytes = H->tp_bwd.bytes = T * h * e;
         if (sh->sp) {
@@ -726,7 +846,25 @@ void ts_compute_build(const struct ts_job *job, struct ts_compute *c)
     double g = par->fp32_grads || job->precision == TS_PREC_FP32 ? 4.0 : 2.0;
     double master = job->precision == TS_PREC_FP32 ? 0.0 : 8.0;
     double w = job->precision == TS_PREC_FP32 ? 8.0 : 2.0;
+    if (par->sw.fp32_params && job->precision != TS_PREC_FP32)
+        w = 0.0;                /* the fp32 parameters are the master: no 16-bit copy to write */
     c->optimizer_bytes_per_param = g + master + 16.0 + w + g + g;
+    if (par->sw.optimizer != TS_OPT_FUSED) {
+        /* PyTorch's multi-tensor AdamW (torch/optim/adam.py _multi_tensor_adam), one pass per
+         * op over the fp32 state: lerp m toward g (8 + g), v *= beta2 (8), v += g^2 (8 + g),
+         * sqrt(v) into a temporary (8), divide it (8), add eps (8), p -= lr m / t (16),
+         * decoupled weight decay on p (8): 72 + 2 g; the working-weight copy, the
+         * gradient-norm pass and the zeroing as in the fused step (w + 2 g). */
+        c->optimizer_bytes_per_param = 72.0 + 2.0 * g + w + 2.0 * g;
+    }
+}
+
+/* Parameter tensors of one layer (weights, plus biases and norm shifts with bias): the unit
+ * a foreach or per-tensor optimizer launches kernels over. */
+static double layer_tensors(const struct ts_model *m)
+{
+    double weights = 4.0 + (m->ffn == TS_FFN_GELU ? 2.0 : 3.0) + 2.0;   // q k v o, MLP, 2 norms
+    return m->bias ? 2.0 * weights : weights;
 }
 
 double ts_compute_gemm_time(const struct ts_job *job, double m, double n, double k,
@@ -794,7 +932,16 @@ double ts_compute_optimizer_time(const struct ts_job *job, const struct ts_compu
     double local = ts_compute_stage_params(job, c, stage);
     if (job->parallel.zero >= 1)
         local /= ts_job_shard_ranks(job);
-    /* Fused multi-tensor Adam: a handful of kernels. */
-    return local * c->optimizer_bytes_per_param / (a->memory_bandwidth * a->memory_efficiency) +
-           4.0 * a->kernel_latency;
+    const struct ts_sw_mech *sw = &job->parallel.sw;
+    double latency = sw->kernel_latency_s >= 0 ? sw->kernel_latency_s : a->kernel_latency;
+    double t = local * c->optimizer_bytes_per_param / (a->memory_bandwidth * a->memory_efficiency);
+    if (sw->optimizer == TS_OPT_FUSED)
+        return t + 4.0 * latency;                /* fused multi-tensor Adam: a handful of kernels */
+    /* 10 ops (8 update ops, norm, zero); foreach launches each over groups of up to 48
+     * tensors (PyTorch MultiTensorApply depth_to_max_tensors for 3-list ops), per_tensor once
+     * per tensor. A host-bound stack cannot issue them faster than its dispatch cost. */
+    double tensors = ts_job_stage_layers(job, stage) * layer_tensors(&job->model) +
+                     (stage == 0 ? 1.0 : 0.0) + (stage == job->parallel.pp - 1 ? 2.0 : 0.0);
+    double kernels = sw->optimizer == TS_OPT_FOREACH ? 10.0 * ceil(tensors / 48.0) : 10.0 * tensors;
+    return fmax(t + kernels * latency, kernels * sw->host_dispatch_s);
 }

@@ -21,6 +21,16 @@
  * bandwidth x memory efficiency) + kernel latency. Flash attention runs at the accelerator's
  * measured flash efficiency (or its roofline, whichever is slower).
  *
+ * The software profile (struct ts_parallel.sw, from configs/software/) sets: the attention
+ * kernel (efficiency by sequence length, head dim and direction from the kernel tables of
+ * the accelerator's generation, ts_attn_efficiency), which element-wise ops are fused (an
+ * unfused op adds the extra HBM passes and kernels of its eager decomposition, counted in
+ * ts_pass.unfused_bytes), the host dispatch cost (a pass lasts at least kernels x
+ * host_dispatch: ts_pass.launch_s), the GPU-side kernel latency, the optimizer
+ * implementation (fused / foreach / per-tensor: bytes and launches of the step) and one
+ * fitted compute scale per device. megatron-core's settings reproduce the op list below
+ * exactly.
+ *
  * FLOPs: only matrix multiplications are counted, the convention of the papers' formulas
  * (Narayanan eq. 3, Korthikanti eq. 7-8). Model FLOPs count forward + backward (3x forward)
  * of the full causal attention square without recomputation; hardware FLOPs add the
@@ -37,8 +47,11 @@ struct ts_pass {
     double gemm_s;      // time in GEMM kernels (incl. the batched attention GEMMs)
     double attn_s;      // time in fused (flash) attention kernels
     double mem_s;       // time in element-wise (memory-bound) kernels
-    double time_s;      // gemm_s + attn_s + mem_s (communication excluded)
+    double launch_s;    // GPU idle waiting for the host to issue kernels (eager stacks:
+                        //   kernels x host_dispatch beyond the kernels' own time)
+    double time_s;      // gemm_s + attn_s + mem_s + launch_s (communication excluded)
     double kernels;     // kernel launches
+    double unfused_bytes; // HBM bytes of the extra passes of unfused element-wise ops
 };
 
 /* Tensor-parallel (and sequence-parallel) collectives of one pass of one layer. All move

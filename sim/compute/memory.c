@@ -46,6 +46,12 @@ void ts_memory_stage(const struct ts_job *job, const struct ts_compute *c, int s
     double w_bytes = fp32 ? 4.0 : 2.0;
     double g_bytes = par->fp32_grads || fp32 ? 4.0 : 2.0;
     double o_bytes = fp32 ? 8.0 : 12.0;         /* (fp32 master +) Adam m and v */
+    /* Stacks that keep the parameters in fp32 hold no 16-bit copy and no separate master
+     * (FSDP MixedPrecision casts on use). */
+    if (par->sw.fp32_params && !fp32) {
+        w_bytes = 4.0;
+        o_bytes = 8.0;
+    }
 
     out->weights_bytes = params * w_bytes / (par->zero >= 3 ? shard : 1.0);
     out->grads_bytes = params * g_bytes / (par->zero >= 2 ? shard : 1.0);
@@ -55,7 +61,8 @@ void ts_memory_stage(const struct ts_job *job, const struct ts_compute *c, int s
      * and of the one being reduce-scattered (accumulation happens in the sharded buffer). */
     if (par->zero >= 3) {
         double unit = fmin(par->fsdp_unit_layers, ts_job_stage_layers(job, stage)) * c->layer.params;
-        out->buffer_bytes = (1.0 + par->fsdp_prefetch) * unit * w_bytes + 2.0 * unit * w_bytes;
+        double e = fp32 ? 4.0 : 2.0;    /* gathered and differentiated in the compute dtype */
+        out->buffer_bytes = (1.0 + par->fsdp_prefetch) * unit * e + 2.0 * unit * e;
     }
 
     double inflight = ts_memory_inflight(job, stage);

@@ -37,6 +37,8 @@ static cJSON *layout_json(const struct ts_job *job, int micro)
     cJSON_AddBoolToObject(o, "dp_overlap", p->dp_overlap);
     cJSON_AddBoolToObject(o, "tp_comm_overlap", p->tp_comm_overlap);
     cJSON_AddStringToObject(o, "attention", ts_attention_names[p->attention]);
+    cJSON_AddStringToObject(o, "attention_kernel",
+                            ts_attention_names[ts_attention_resolve(p, job->system.accel.generation)]);
     return o;
 }
 
@@ -98,6 +100,80 @@ static void cost_json(cJSON *o, const struct ts_job *job, const struct ts_cost_r
     cJSON_AddStringToObject(o, "price_source", job->cost.price_source);
 }
 
+/* ---------------------------------------------------------------- validation */
+
+/* What is known of the accuracy of this (software profile, device) pair. */
+struct validation {
+    const struct ts_sw_band *band;  // residual band of the pair's validation rows, or NULL
+    const struct ts_sw_mfu *mfu;    // highest published MFU of the pair, or NULL
+    bool implausible;               // predicted MFU above it
+};
+
+static void validation_of(const struct ts_job *job, const struct ts_iteration *it,
+                          struct validation *v)
+{
+    const struct ts_software *sw = &job->software;
+    const char *dev = job->system.accel.name;
+    memset(v, 0, sizeof *v);
+    for (int i = 0; i < sw->n_bands; i++)
+        if (strcmp(sw->bands[i].device, dev) == 0)
+            v->band = &sw->bands[i];
+    for (int i = 0; i < sw->n_mfu; i++)
+        if (strcmp(sw->max_mfu[i].device, dev) == 0 && sw->max_mfu[i].precision == (int)job->precision)
+            v->mfu = &sw->max_mfu[i];
+    v->implausible = v->mfu && it->feasible && it->mfu > v->mfu->mfu;
+}
+
+/* The `validation` object of a run report; residual_band and max_published_mfu are left
+ * out when the profile has none for the device. */
+static cJSON *validation_json(const struct ts_job *job, const struct ts_iteration *it)
+{
+    struct validation v;
+    validation_of(job, it, &v);
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "software", job->software.name);
+    cJSON_AddStringToObject(o, "device", job->system.accel.name);
+    cJSON_AddStringToObject(o, "generation", ts_generation_names[job->system.accel.generation]);
+    cJSON_AddBoolToObject(o, "generation_stated", job->system.accel.generation_given);
+    cJSON_AddBoolToObject(o, "validated", v.band != NULL);
+    if (v.band) {
+        cJSON *b = cJSON_AddObjectToObject(o, "residual_band");
+        add_num(b, "min_error", v.band->min_error);
+        add_num(b, "max_error", v.band->max_error);
+        add_num(b, "rows", v.band->n_rows);
+        cJSON_AddStringToObject(b, "source", v.band->rows);
+    }
+    if (v.mfu) {
+        cJSON *m = cJSON_AddObjectToObject(o, "max_published_mfu");
+        add_num(m, "mfu", v.mfu->mfu);
+        cJSON_AddStringToObject(m, "row", v.mfu->row);
+    }
+    cJSON_AddBoolToObject(o, "mfu_above_published", v.implausible);
+    cJSON_AddStringToObject(o, "calibration", job->software.calibration_note);
+    return o;
+}
+
+static void validation_table(struct ts_buf *o, const struct ts_job *job, const struct ts_iteration *it)
+{
+    struct validation v;
+    validation_of(job, it, &v);
+    const char *dev = job->system.accel.name;
+    ts_buf_printf(o, "\nSoftware %s on %s\n", job->software.name, dev);
+    if (v.band)
+        ts_buf_printf(o, "    validated: %s %+.0f%% .. %+.0f%% over %d published rows (%s)\n", dev,
+                      100 * v.band->min_error, 100 * v.band->max_error, v.band->n_rows, v.band->rows);
+    else
+        ts_buf_printf(o, "    not validated: no published %s row on %s has been compared; treat "
+                      "the prediction as unverified\n", job->software.name, dev);
+    if (!job->system.accel.generation_given)
+        ts_buf_printf(o, "    warning: %s states no \"generation\"; attention kernels run at its "
+                      "flash_attention figures\n", dev);
+    if (v.implausible)
+        ts_buf_printf(o, "    warning: MFU %.1f%% is above the highest published for %s on %s "
+                      "(%.1f%%, %s)\n", 100 * it->mfu, job->software.name, dev, 100 * v.mfu->mfu,
+                      v.mfu->row);
+}
+
 cJSON *ts_report_run_json(const struct ts_run_output *r)
 {
     const struct ts_job *job = r->job;
@@ -113,6 +189,7 @@ cJSON *ts_report_run_json(const struct ts_run_output *r)
     add_num(o, "nodes", job->nodes);
     add_num(o, "global_batch", job->global_batch);
     cJSON_AddStringToObject(o, "precision", ts_precision_names[job->precision]);
+    cJSON_AddStringToObject(o, "software", job->software.name);
     cJSON_AddStringToObject(o, "method", ts_method_names[it->method]);
     cJSON_AddBoolToObject(o, "feasible", it->feasible);
     if (it->feasible)
@@ -151,6 +228,7 @@ cJSON *ts_report_run_json(const struct ts_run_output *r)
         cJSON_AddNullToObject(o, "cost_total");
         cJSON_AddNullToObject(o, "cost_breakdown");
     }
+    cJSON_AddItemToObject(o, "validation", validation_json(job, it));
     cJSON_AddItemToObject(o, "layout", layout_json(job, (int)(job->global_batch /
                                                                (job->parallel.dp * job->parallel.microbatch))));
 
@@ -412,7 +490,7 @@ void ts_report_run_table(const struct ts_run_output *r, struct ts_buf *o)
     ts_recompute_describe(p, rec, sizeof rec);
     ts_buf_printf(o, "; recompute %s%s; ZeRO %d; %s attention\n", rec,
                   p->sequence_parallel ? ", sequence parallel" : "", p->zero,
-                  ts_attention_names[p->attention]);
+                  ts_attention_names[ts_attention_resolve(p, job->system.accel.generation)]);
 
     ts_buf_printf(o, "\nIteration (%s)\n",
                   it->method == TS_METHOD_DISCRETE_EVENT ? "discrete-event simulation"
@@ -464,6 +542,7 @@ void ts_report_run_table(const struct ts_run_output *r, struct ts_buf *o)
                       it->time_to_train_s / 86400.0);
         ts_buf_printf(o, "    %-30s %12.0f\n", "GPU-hours", it->time_to_train_s * job->gpus / 3600.0);
     }
+    validation_table(o, job, it);
     if (r->run)
         run_table(o, r->run);
     if (r->cost)

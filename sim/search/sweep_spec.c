@@ -32,7 +32,8 @@ _Static_assert(TS_OBJECTIVE_COUNT == 2, "update ts_objective_names");
 
 static const char *const sweep_keys[] = {
     "name", "description", "model", "tokens", "global_batch", "systems", "nodes", "pricing",
-    "precision", "parallel", "reliability", "cost", "constraint", "objective", "top", NULL,
+    "precision", "parallel", "software", "reliability", "cost", "constraint", "objective", "top",
+    NULL,
 };
 
 /* Searched parallel keys, and the enum names of those given as strings (NULL: integers). */
@@ -395,6 +396,29 @@ int ts_sweep_parse(const struct ts_jnode *root, struct ts_sweep *sw, struct ts_e
         if (rc)
             return rc;
     }
+    /* The software stack (one profile; default megatron-core): its mechanisms travel with
+     * the fixed parallel options into every candidate; keys given under "parallel" win. */
+    struct ts_software *soft = ts_xmalloc(sizeof *soft);
+    if (ts_jnode_child(root, "software", &c)) {
+        if ((rc = ts_software_parse_ref(&c, soft, err))) {
+            free(soft);
+            return rc;
+        }
+    } else {
+        struct ts_err ignored;
+        if (ts_software_load("megatron-core", soft, &ignored))
+            ts_software_defaults(soft);
+    }
+    bool fp32_before = sw->fixed.fp32_grads;
+    ts_software_apply(soft, &sw->fixed);
+    free(soft);
+    if (sw->fixed.fp32_grads != fp32_before && sw->fixed.bucket_bytes == 40e6 * (fp32_before ? 4.0 : 2.0))
+        sw->fixed.bucket_bytes = 40e6 * (sw->fixed.fp32_grads ? 4.0 : 2.0);   /* default bucket */
+    /* A kernel some listed system cannot run (FA3 off Hopper) is bad input, not a reason
+     * to reject that system's layouts. */
+    for (int i = 0; i < sw->n_systems; i++)
+        if ((rc = ts_attention_check(&sw->fixed, &sw->systems[i].accel, root->file, err)))
+            return rc;
 
     ts_reliability_defaults(&sw->reliability);
     if (ts_jnode_child(root, "reliability", &c)) {

@@ -100,7 +100,7 @@ static int parse_curve(const struct ts_jnode *node, struct ts_gemm_curve *c, str
 static const char *const accel_keys[] = {
     "name", "peak_flops", "memory", "memory_bandwidth", "gemm_efficiency", "source",
     "memory_efficiency", "memory_reserved", "kernel_latency", "flash_attention", "sustained_compute",
-    "notes", NULL,
+    "generation", "overlap_slowdown", "notes", NULL,
 };
 static const char *const prec_keys[] = {"bf16", "fp16", "fp8", "fp32", NULL};
 static const char *const flash_keys[] = {"fwd", "bwd", NULL};
@@ -190,7 +190,19 @@ int ts_accel_parse(const struct ts_jnode *node, struct ts_accel *a, struct ts_er
                                         &a->flash_bwd_efficiency, err)))
             return rc;
     }
-    return TS_OK;
+
+    /* Generation: selects the attention-kernel tables. A file without it is "unknown": the
+     * fused kernels then run at its flash_attention figures, FA3 is refused, and run output
+     * flags the missing key. */
+    int gen = TS_GEN_UNKNOWN;
+    a->generation_given = cJSON_GetObjectItemCaseSensitive(node->json, "generation") != NULL;
+    if ((rc = ts_jnode_get_enum(node, "generation", TS_OPTIONAL, ts_generation_names,
+                                TS_GEN_COUNT, &gen, err)) ||
+        (rc = ts_jnode_get_quantity(node, "overlap_slowdown", TS_OPTIONAL, TS_DIM_NUMBER, 0.0,
+                                    1.0, &a->overlap_slowdown, err)))
+        return rc;
+    a->generation = (enum ts_generation)gen;
+    return ts__attention_tables_load(a, err);
 }
 
 static int parse_accel_any(const struct ts_jnode *n, void *out, struct ts_err *err)

@@ -31,6 +31,10 @@ void ts_parallel_defaults(struct ts_parallel *p)
     p->zero_group = 0;              /* dp x cp */
     p->fsdp_unit_layers = 1;
     p->fsdp_prefetch = 1;
+    p->given = 0;
+    struct ts_software sw;
+    ts_software_defaults(&sw);
+    p->sw = sw.mech;
 }
 
 static const char *const parallel_keys[] = {
@@ -85,6 +89,13 @@ int ts_parallel_parse(const struct ts_jnode *node, struct ts_parallel *p, struct
     if ((rc = ts_jnode_check_keys(node, parallel_keys, err)))
         return rc;
     int sched = (int)p->schedule, attn = (int)p->attention;
+    /* Keys a software profile also sets: remember which the file gives (they win). */
+    static const char *const pkey_names[TS_PKEY_COUNT] = {
+        "attention", "p2p_overlap", "dp_overlap", "tp_comm_overlap", "fp32_grads",
+        "grad_accum_fusion"};
+    for (int i = 0; i < TS_PKEY_COUNT; i++)
+        if (cJSON_GetObjectItemCaseSensitive(node->json, pkey_names[i]))
+            p->given |= 1u << i;
     bool sg_given = cJSON_GetObjectItemCaseSensitive(node->json, "scatter_gather") != NULL;
     struct ts_jnode c;
     if ((rc = ts_jnode_get_int(node, "tp", TS_OPTIONAL, 1, 1 << 16, &p->tp, err)) ||
@@ -134,7 +145,7 @@ int ts_parallel_parse(const struct ts_jnode *node, struct ts_parallel *p, struct
 
 static const char *const job_keys[] = {
     "name", "description", "model", "system", "gpus", "nodes", "global_batch", "precision",
-    "parallel", "training", "reliability", "cost", NULL,
+    "parallel", "software", "training", "reliability", "cost", NULL,
 };
 static const char *const training_keys[] = {"tokens", NULL};
 
@@ -162,6 +173,7 @@ int ts_job_validate(const struct ts_job *job, const char *file, struct ts_err *e
     const struct ts_parallel *p = &job->parallel;
     const struct ts_accel *a = &job->system.accel;
     int tp = p->tp, pp = p->pp, cp = p->cp, dp = p->dp;
+    int rc_attn;
 
     if (a->peak_flops[job->precision] <= 0)
         return ts_err_at(err, file, "precision", "\"%s\" is not supported by %s (its peak_flops has "
@@ -180,7 +192,9 @@ int ts_job_validate(const struct ts_job *job, const char *file, struct ts_err *e
         return ts_err_at(err, file, "parallel.sequence_parallel",
                          "seq_len (%d) must divide by tp x cp (%d) for sequence parallelism",
                          m->seq_len, tp * cp);
-    if (cp > 1 && p->attention != TS_ATTN_FLASH)
+    if ((rc_attn = ts_attention_check(p, a, file, err)))
+        return rc_attn;
+    if (cp > 1 && ts_attention_resolve(p, a->generation) == TS_ATTN_STANDARD)
         return ts_err_at(err, file, "parallel.cp",
                          "context parallelism needs \"attention\": \"flash\" (ring attention is "
                          "built on the fused kernel)");
@@ -343,6 +357,20 @@ int ts_job_parse(const struct ts_jnode *root, const char *const extra_keys[], st
     } else {
         p->scatter_gather = p->tp > 1;  /* the documented default, as ts_parallel_parse sets it */
     }
+    /* The software stack: its mechanisms, and the switches the job did not give. Without a
+     * "software" key the job runs on megatron-core (the catalogue file when present, else
+     * the same built-in mechanisms). */
+    if (ts_jnode_child(root, "software", &c)) {
+        if ((rc = ts_software_parse_ref(&c, &job->software, err)))
+            return rc;
+    } else {
+        struct ts_err ignored;
+        if (ts_software_load("megatron-core", &job->software, &ignored)) {
+            ts_software_defaults(&job->software);
+            ts_strlcpy(job->software.name, "megatron-core", sizeof job->software.name);
+        }
+    }
+    ts_software_apply(&job->software, p);
     if (p->bucket_bytes == 0)
         p->bucket_bytes = 40e6 * (p->fp32_grads ? 4.0 : 2.0);   /* Megatron-LM bucket: 40M elements */
     long model_ranks = (long)p->tp * p->cp * p->pp;

@@ -7,7 +7,14 @@ const char *const ts_ffn_names[TS_FFN_COUNT] = {"gelu", "swiglu"};
 const char *const ts_precision_names[TS_PREC_COUNT] = {"bf16", "fp16", "fp8", "fp32"};
 const char *const ts_schedule_names[TS_SCHED_COUNT] = {"gpipe", "1f1b", "interleaved"};
 const char *const ts_recompute_names[TS_RECOMPUTE_COUNT] = {"none", "selective", "full"};
-const char *const ts_attention_names[TS_ATTN_COUNT] = {"flash", "standard"};
+const char *const ts_attention_names[TS_ATTN_COUNT] = {
+    "flash", "standard", "fa1", "fa2", "fa3", "cudnn", "triton", "xla", "device"};
+const char *const ts_generation_names[TS_GEN_COUNT] = {"ampere", "hopper", "blackwell", "cdna3",
+                                                       "cpu", "unknown"};
+const char *const ts_tp_overlap_names[TS_TPO_COUNT] = {"userbuffers", "async_tp", "none"};
+const char *const ts_fuse_names[TS_FUSE_COUNT] = {"norm", "rotary", "bias_act", "swiglu",
+                                                  "dropout_residual", "cross_entropy"};
+const char *const ts_optimizer_impl_names[TS_OPT_COUNT] = {"fused", "foreach", "per_tensor"};
 const char *const ts_up_topology_names[TS_UP_COUNT] = {"switch", "mesh", "ring", "torus"};
 const char *const ts_out_topology_names[TS_OUT_COUNT] = {"fat_tree", "rail_optimized", "torus"};
 const char *const ts_pdim_names[TS_PDIM_COUNT] = {"tp", "cp", "dp", "pp"};
@@ -16,7 +23,11 @@ _Static_assert(TS_FFN_COUNT == 2, "update ts_ffn_names");
 _Static_assert(TS_PREC_COUNT == 4, "update ts_precision_names");
 _Static_assert(TS_SCHED_COUNT == 3, "update ts_schedule_names");
 _Static_assert(TS_RECOMPUTE_COUNT == 3, "update ts_recompute_names");
-_Static_assert(TS_ATTN_COUNT == 2, "update ts_attention_names");
+_Static_assert(TS_ATTN_COUNT == 9, "update ts_attention_names");
+_Static_assert(TS_GEN_COUNT == 6, "update ts_generation_names");
+_Static_assert(TS_TPO_COUNT == 3, "update ts_tp_overlap_names");
+_Static_assert(TS_FUSE_COUNT == 6, "update ts_fuse_names");
+_Static_assert(TS_OPT_COUNT == 3, "update ts_optimizer_impl_names");
 _Static_assert(TS_UP_COUNT == 4, "update ts_up_topology_names");
 _Static_assert(TS_OUT_COUNT == 3, "update ts_out_topology_names");
 _Static_assert(TS_PDIM_COUNT == 4, "update ts_pdim_names");

@@ -9,9 +9,11 @@
 #include "spec/spec_internal.h"
 
 static const char *const cat_dirs[TS_CAT_COUNT] = {"models", "hardware/accelerators",
-                                                   "hardware/systems", "configs/prices"};
+                                                   "hardware/systems", "configs/prices",
+                                                   "configs/software", "hardware/attention"};
 static const char *const cat_what[TS_CAT_COUNT] = {"model", "accelerator", "system",
-                                                   "price"};
+                                                   "price", "software profile",
+                                                   "attention kernel"};
 
 const char *ts_spec_home(void)
 {
@@ -111,7 +113,9 @@ int ts_spec_resolve(enum ts_catalog cat, const char *ref, const char *from_file,
 /* ---------------------------------------------------------------- loading references */
 
 static const char *const cat_hint[TS_CAT_COUNT] = {"a model name", "an accelerator name",
-                                                   "a system name", "a price file name"};
+                                                   "a system name", "a price file name",
+                                                   "a software profile name",
+                                                   "an attention kernel name"};
 
 int ts__spec_load_file(const char *path, ts__spec_parse_fn parse, void *out, struct ts_err *err)
 {

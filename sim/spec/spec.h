@@ -99,11 +99,48 @@ struct ts_recompute_policy {
     enum ts_rerun rerun;        // what the recomputation re-runs
 };
 
-/* Attention kernel: fused flash attention (no s x s matrix in memory; the default, as every
- * current framework uses it) or the unfused kernels of Megatron-LM 2021-2022 (QK^T GEMM,
- * fused scale-mask-softmax, dropout, attention x V GEMM). */
-enum ts_attention { TS_ATTN_FLASH, TS_ATTN_STANDARD, TS_ATTN_COUNT };
-extern const char *const ts_attention_names[TS_ATTN_COUNT];        // "flash", "standard"
+/* Attention kernel. "standard" is the unfused attention of Megatron-LM 2021-2022 (QK^T GEMM,
+ * fused scale-mask-softmax, dropout, attention x V GEMM); every other name is a fused kernel
+ * that never writes the s x s matrix to memory. "flash" means the software profile's kernel
+ * for the device generation (struct ts_software.attention); the named kernels run at the
+ * efficiency of their published benchmark tables (hardware/attention/NAME.json, by device
+ * generation, interpolated in log(sequence length)). FA3 exists only for Hopper. */
+enum ts_attention {
+    TS_ATTN_FLASH, TS_ATTN_STANDARD, TS_ATTN_FA1, TS_ATTN_FA2, TS_ATTN_FA3, TS_ATTN_CUDNN,
+    TS_ATTN_TRITON, TS_ATTN_XLA, TS_ATTN_DEVICE, TS_ATTN_COUNT
+};
+/* "flash", "standard", "fa1", "fa2", "fa3", "cudnn", "triton", "xla", "device" ("device" =
+ * the accelerator file's own flash_attention figures, a sequence-independent plateau; only a
+ * software profile may name it). */
+extern const char *const ts_attention_names[TS_ATTN_COUNT];
+
+/* Accelerator generation: selects the attention-kernel tables and which kernels exist. */
+enum ts_generation {
+    TS_GEN_AMPERE, TS_GEN_HOPPER, TS_GEN_BLACKWELL, TS_GEN_CDNA3, TS_GEN_CPU, TS_GEN_UNKNOWN,
+    TS_GEN_COUNT
+};
+extern const char *const ts_generation_names[TS_GEN_COUNT]; // "ampere", "hopper", "blackwell",
+                                                             //   "cdna3", "cpu", "unknown"
+
+/* How a stack hides tensor-parallel collectives behind GEMMs (parallel.tp_comm_overlap on). */
+enum ts_tp_overlap { TS_TPO_USERBUFFERS, TS_TPO_ASYNC_TP, TS_TPO_NONE, TS_TPO_COUNT };
+extern const char *const ts_tp_overlap_names[TS_TPO_COUNT]; // "userbuffers", "async_tp", "none"
+
+/* Element-wise ops a stack may fuse into a neighbouring kernel (sim/compute: extra HBM passes
+ * and launches when unfused). */
+enum ts_fuse {
+    TS_FUSE_NORM, TS_FUSE_ROTARY, TS_FUSE_BIAS_ACT, TS_FUSE_SWIGLU, TS_FUSE_DROPOUT_RESIDUAL,
+    TS_FUSE_CROSS_ENTROPY, TS_FUSE_COUNT
+};
+extern const char *const ts_fuse_names[TS_FUSE_COUNT];  // "norm", "rotary", "bias_act",
+                                                        //   "swiglu", "dropout_residual",
+                                                        //   "cross_entropy"
+
+/* Optimizer implementation: one fused kernel over all tensors (apex / Transformer Engine /
+ * torch fused=True), PyTorch's multi-tensor "foreach" (one kernel per op per tensor group),
+ * or a per-tensor loop (one kernel per op per tensor). */
+enum ts_optimizer_impl { TS_OPT_FUSED, TS_OPT_FOREACH, TS_OPT_PER_TENSOR, TS_OPT_COUNT };
+extern const char *const ts_optimizer_impl_names[TS_OPT_COUNT]; // "fused", "foreach", "per_tensor"
 
 /* Scale-up fabric inside a domain: a switch (NVSwitch: any pair at full per-GPU bandwidth),
  * a full mesh of point-to-point links (AMD Infinity Fabric: per-peer bandwidth is
@@ -158,6 +195,30 @@ struct ts_gemm_curve {
     double table[TS_CURVE_TABLE];           // efficiency at log_lo + i (log_hi - log_lo) / (TABLE - 1)
 };
 
+#define TS_ATTN_SEQ_MAX 8
+#define TS_ATTN_CURVES_MAX 6
+
+/* A fused attention kernel's published throughput on one device generation: TFLOP/s by
+ * sequence length for some (head dim, causal) settings, forward and backward, as the
+ * FlashAttention papers count FLOPs (causal counts half the square; backward 2.5x forward).
+ * ts_attn_efficiency turns it into trainsim's efficiency (fraction of peak). */
+struct ts_attn_curve {
+    int head_dim;                   // e.g. 128
+    bool causal;
+    bool has_bwd;                   // backward measured for this setting (else derived)
+    double fwd[TS_ATTN_SEQ_MAX];    // TFLOP/s forward at seq[i]
+    double bwd[TS_ATTN_SEQ_MAX];    // TFLOP/s backward at seq[i]
+};
+
+struct ts_attn_kernel {
+    bool present;                   // a table exists for the accelerator's generation
+    double peak_flops;              // 16-bit dense peak of the benchmark device, FLOP/s
+    int n_seq;
+    double seq[TS_ATTN_SEQ_MAX];    // ascending sequence lengths, e.g. 512 .. 16384
+    int n_curves;
+    struct ts_attn_curve curves[TS_ATTN_CURVES_MAX];
+};
+
 struct ts_accel {
     char name[TS_NAME_MAX];                     // e.g. "h100-sxm"
     double peak_flops[TS_PREC_COUNT];           // dense peak FLOP/s by precision; 0 = not supported
@@ -176,6 +237,16 @@ struct ts_accel {
                                                 //   sustain inside a training step (power-capped
                                                 //   clocks, launch gaps); default 1
     struct ts_gemm_curve gemm[TS_PREC_COUNT];   // per precision; an absent one uses bf16's
+    enum ts_generation generation;              // "generation" key; files without it are
+                                                //   "unknown" (flagged in run output): named
+                                                //   kernels then run at the flash_attention
+                                                //   figures and fa3 is refused
+    bool generation_given;                      // the file stated its generation
+    double overlap_slowdown;                    // fractional slowdown of compute while an
+                                                //   overlapped collective runs beside it (SMs
+                                                //   and HBM taken by the collective); default 0
+    struct ts_attn_kernel attn[TS_ATTN_COUNT];  // fused-kernel tables for this generation
+                                                //   (loaded from hardware/attention/)
     char source[TS_SOURCE_MAX];
 };
 
@@ -211,6 +282,40 @@ struct ts_system {
 #define TS_VIRTUAL_MAX 64
 
 #define TS_FSDP_PREFETCH_MAX 8
+
+/* What a software profile sets that the compute and step models read (copied with the
+ * parallel layout, so a sweep's candidates carry it). Defaults (ts_parallel_defaults) are
+ * the megatron-core profile's, i.e. the model before software profiles existed. */
+#define TS_SW_CAL_MAX 8
+struct ts_sw_mech {
+    uint8_t attention[TS_GEN_COUNT];    // enum ts_attention that "flash" means per generation
+    uint8_t tp_overlap;                 // enum ts_tp_overlap used when tp_comm_overlap is on
+    uint8_t optimizer;                  // enum ts_optimizer_impl
+    bool fused[TS_FUSE_COUNT];          // element-wise ops fused (true: no extra passes)
+    bool contention;                    // overlapped collectives slow the compute beside them
+                                        //   by the accelerator's overlap_slowdown
+    double async_tp_hidden;             // fraction of TP collective time async TP hides
+    double host_dispatch_s;             // CPU time to issue one kernel (eager frameworks);
+                                        //   a pass lasts at least kernels x this; 0 = off
+    double kernel_latency_s;            // GPU-side cost per kernel; < 0: the accelerator's
+    int grad_reduce_bytes;              // bytes per gradient element in DP reductions;
+                                        //   0 = as accumulated (fp32_grads)
+    bool fp32_params;                   // parameters live in fp32 and are cast to 16 bits on
+                                        //   use (FSDP MixedPrecision, MaxText weight_dtype
+                                        //   float32): no separate 16-bit working copy, no
+                                        //   master copy in the optimizer state; false: 16-bit
+                                        //   weights + fp32 master (Megatron, DeepSpeed)
+    int n_cal;                          // per-device fitted compute scale (one constant)
+    char cal_device[TS_SW_CAL_MAX][TS_NAME_MAX];
+    double cal_scale[TS_SW_CAL_MAX];    // multiplies the accelerator's sustained_compute
+};
+
+/* Keys of `parallel` that a software profile also sets: bit i set in ts_parallel.given when
+ * the job (or sweep) gave the key, which then wins over the profile. */
+enum ts_pkey {
+    TS_PKEY_ATTENTION, TS_PKEY_P2P_OVERLAP, TS_PKEY_DP_OVERLAP, TS_PKEY_TP_COMM_OVERLAP,
+    TS_PKEY_FP32_GRADS, TS_PKEY_GRAD_ACCUM_FUSION, TS_PKEY_COUNT
+};
 
 struct ts_parallel {
     int tp;                     // tensor-parallel size t, default 1
@@ -259,7 +364,76 @@ struct ts_parallel {
                                 //   (Megatron-LM --gradient-accumulation-fusion, since late
                                 //   2021); false: a 16-bit gradient plus a separate add kernel;
                                 //   default true
+    unsigned given;             // bit (1 << enum ts_pkey): key given explicitly
+    struct ts_sw_mech sw;       // mechanisms of the software profile
 };
+
+/* ---------------------------------------------------------------- software profile */
+
+#define TS_SW_BANDS_MAX 8
+#define TS_SW_ROW_MAX 320
+
+/* Residual band of a profile's published validation rows on one device. */
+struct ts_sw_band {
+    char device[TS_NAME_MAX];   // accelerator name, e.g. "a100-sxm-80g"
+    char rows[TS_SW_ROW_MAX];   // which rows, e.g. "Narayanan et al. SC21 Table 1, 10 rows"
+    int n_rows;
+    double min_error, max_error;// predicted / published - 1, e.g. -0.06 .. 0.09
+};
+
+/* Highest published MFU of a stack on one device, and the row it comes from. */
+struct ts_sw_mfu {
+    char device[TS_NAME_MAX];
+    int precision;              // enum ts_precision of the row (MFU is over that peak)
+    double mfu;
+    char row[TS_SW_ROW_MAX];
+};
+
+/* A software stack (configs/software/NAME.json; sim/spec/software.c documents every key):
+ * the per-op mechanisms it sets (struct ts_sw_mech, plus the defaults of the parallel
+ * switches it implies) and what is known of its accuracy. */
+struct ts_software {
+    char name[TS_NAME_MAX];             // e.g. "megatron-core"
+    char description[512];
+    char source[TS_SOURCE_MAX];
+    bool p2p_overlap, dp_overlap, tp_comm_overlap, fp32_grads, grad_accum_fusion;
+    struct ts_sw_mech mech;
+    char calibration_note[TS_SW_ROW_MAX]; // the row each fitted constant was fitted on, or why none
+    int n_bands;
+    struct ts_sw_band bands[TS_SW_BANDS_MAX];
+    int n_mfu;
+    struct ts_sw_mfu max_mfu[TS_SW_BANDS_MAX];
+};
+
+/* The built-in defaults (the megatron-core mechanisms; no name, no bands). */
+void ts_software_defaults(struct ts_software *sw);
+
+/* Parse a profile object / reference (name, path or inline object). */
+int ts_software_parse(const struct ts_jnode *node, struct ts_software *out, struct ts_err *err);
+int ts_software_parse_ref(const struct ts_jnode *node, struct ts_software *out, struct ts_err *err);
+int ts_software_load(const char *ref, struct ts_software *out, struct ts_err *err);
+
+/* Apply a profile to a parsed `parallel`: the mechanisms, and the switches the job did not
+ * give (ts_parallel.given). */
+void ts_software_apply(const struct ts_software *sw, struct ts_parallel *p);
+
+/* The kernel a job's attention setting means on `gen` (resolves "flash" through the
+ * profile); TS_ATTN_STANDARD stays unfused. */
+enum ts_attention ts_attention_resolve(const struct ts_parallel *p, enum ts_generation gen);
+
+/* Efficiency (fraction of `peak_flops`, the job's 16-bit peak) of fused attention kernel
+ * `kind` on accelerator `a` for sequence length `seq`, head dim `head_dim`, causal or not,
+ * forward (bwd false) or backward (bwd true; by trainsim's convention backward = 2x forward
+ * FLOPs, the tables' 2.5x is converted). Interpolates the table linearly in log(seq) and in
+ * head dim, clamps outside the measured range; without a table for the generation, the
+ * accelerator's flash_attention figures. */
+double ts_attn_efficiency(const struct ts_accel *a, enum ts_attention kind, double seq,
+                          int head_dim, bool causal, bool bwd);
+
+/* Check the resolved kernel exists on the job's device: fills err ("parallel.attention: ...")
+ * and returns TS_ERR_INPUT otherwise. */
+int ts_attention_check(const struct ts_parallel *p, const struct ts_accel *a, const char *file,
+                       struct ts_err *err);
 
 /* ---------------------------------------------------------------- reliability */
 
@@ -399,6 +573,7 @@ struct ts_job {
     int global_batch;           // sequences per iteration
     enum ts_precision precision;// default bf16
     struct ts_parallel parallel;
+    struct ts_software software;// the stack ("software"; default megatron-core)
     bool has_training;
     struct ts_training training;
     bool has_reliability;
@@ -413,10 +588,14 @@ struct ts_job {
 const char *ts_spec_home(void);
 
 /* Kind of catalogue entry a name resolves under. */
-enum ts_catalog { TS_CAT_MODEL, TS_CAT_ACCEL, TS_CAT_SYSTEM, TS_CAT_PRICES, TS_CAT_COUNT };
+enum ts_catalog {
+    TS_CAT_MODEL, TS_CAT_ACCEL, TS_CAT_SYSTEM, TS_CAT_PRICES, TS_CAT_SOFTWARE, TS_CAT_ATTENTION,
+    TS_CAT_COUNT
+};
 
 /* Resolve a reference string to a file path: a name -> HOME/models/NAME.json (and so on:
- * hardware/accelerators, hardware/systems, configs/prices); a
+ * hardware/accelerators, hardware/systems, configs/prices, configs/software,
+ * hardware/attention); a
  * path (contains '/' or ends in ".json") relative to the directory of the referring file
  * `from_file` first, then to the working directory. Fails if no file exists. */
 int ts_spec_resolve(enum ts_catalog cat, const char *ref, const char *from_file, char *out,

@@ -19,4 +19,7 @@ int ts__spec_parse_ref(const struct ts_jnode *node, enum ts_catalog cat, ts__spe
 int ts__spec_load_ref(enum ts_catalog cat, const char *ref, ts__spec_parse_fn parse, void *out,
                       struct ts_err *err);
 
+/* Load the fused-attention tables of an accelerator's generation (sim/spec/software.c). */
+int ts__attention_tables_load(struct ts_accel *a, struct ts_err *err);
+
 #endif

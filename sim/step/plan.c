@@ -57,7 +57,8 @@ static void plan_reserve(struct ts_step_plan *plan, int p, int v)
  * work there. So they count in full unless tp_comm_overlap, which hides them behind the
  * data-gradient GEMMs (half the backward GEMM time). */
 static double tp_exposed(const struct ts_system *sys, const struct ts_group *g,
-                         const struct ts_tp_comm *tc, double gemm_s, bool overlap, int tp)
+                         const struct ts_tp_comm *tc, double gemm_s, bool overlap, int tp,
+                         const struct ts_sw_mech *sw)
 {
     if (g->size <= 1 || tc->bytes <= 0)
         return 0.0;
@@ -67,9 +68,18 @@ static double tp_exposed(const struct ts_system *sys, const struct ts_group *g,
     ts_comm_collective(sys, TS_COLL_REDUCESCATTER, g, tc->bytes, &rs);
     double t = tc->allreduce * ar.time_s + tc->allgather * ag.time_s + tc->reducescatter * rs.time_s;
     double hidden = tc->hidden_allgather * ag.time_s;
-    if (!overlap)
+    if (!overlap || sw->tp_overlap == TS_TPO_NONE)
         return t + hidden;
-    return t / tp + fmax(0.0, t * (1.0 - 1.0 / tp) - gemm_s) + fmax(0.0, hidden - 0.5 * gemm_s);
+    double exposed = t / tp + fmax(0.0, t * (1.0 - 1.0 / tp) - gemm_s) + fmax(0.0, hidden - 0.5 * gemm_s);
+    /* Async TP (PyTorch SymmetricMemory, XLA collective matmul) hides only the profile's
+     * fraction of what userbuffers hides. */
+    if (sw->tp_overlap == TS_TPO_ASYNC_TP)
+        exposed += (1.0 - sw->async_tp_hidden) * (t + hidden - exposed);
+    /* Contention: the GEMMs that hide the collective run slower while it runs beside them
+     * (accelerator overlap_slowdown; Lee et al. 2025, arXiv 2507.03114). */
+    if (sw->contention)
+        exposed += sys->accel.overlap_slowdown * fmin(t + hidden - exposed, gemm_s);
+    return exposed;
 }
 
 /* Exposed ring-attention traffic: cp - 1 transfers, each hidden behind one of the cp
@@ -255,6 +265,7 @@ void ts_step_plan_build(const struct ts_job *job, const struct ts_compute *c,
     plan->m = c->micro_per_pipeline;
     plan->schedule = par->schedule;
     plan->dp_overlap = par->dp_overlap;
+    plan->overlap_slowdown = par->sw.contention ? sys->accel.overlap_slowdown : 0.0;
     plan->zero3 = par->zero >= 3 && par->dp * par->cp > 1;
 
     struct ts_group g_tp, g_cp, g_dp, g_pp;
@@ -286,19 +297,20 @@ void ts_step_plan_build(const struct ts_job *job, const struct ts_compute *c,
      * group that leaves the scale-up domain gets no overlap. */
     bool ov = par->tp_comm_overlap && g_tp.domains == 1;
     int tp = par->tp;
-    double tp_f = tp_exposed(sys, &g_tp, &L->tp_fwd, L->tp_fwd_gemm_s, ov, tp);
-    double tp_b = tp_exposed(sys, &g_tp, &L->tp_bwd, L->tp_bwd_gemm_s, ov, tp);
-    double tp_r = tp_exposed(sys, &g_tp, &L->tp_recompute, L->tp_recompute_gemm_s, ov, tp);
+    double tp_f = tp_exposed(sys, &g_tp, &L->tp_fwd, L->tp_fwd_gemm_s, ov, tp, &par->sw);
+    double tp_b = tp_exposed(sys, &g_tp, &L->tp_bwd, L->tp_bwd_gemm_s, ov, tp, &par->sw);
+    double tp_r =
+        tp_exposed(sys, &g_tp, &L->tp_recompute, L->tp_recompute_gemm_s, ov, tp, &par->sw);
     double cp_f = cp_exposed(sys, &g_cp, L->cp_fwd_bytes, L->cp_steps, L->attn_fwd_s);
     double cp_b = cp_exposed(sys, &g_cp, L->cp_bwd_bytes, L->cp_steps, L->attn_bwd_s);
     double cp_r = L->recompute_attention ? cp_f : 0.0;
     /* Layers that {"full_every": k} recomputes whole (ts_recompute_full_layers). */
     bool mixed = par->recompute_policy.custom && par->recompute_policy.full_every > 0;
-    double tp_rf = mixed ? tp_exposed(sys, &g_tp, &L->full.tp, L->full.gemm_s, ov, tp) : 0.0;
+    double tp_rf = mixed ? tp_exposed(sys, &g_tp, &L->full.tp, L->full.gemm_s, ov, tp, &par->sw) : 0.0;
     double cp_rf = L->full.attention ? cp_f : 0.0;
-    double emb_tp = tp_exposed(sys, &g_tp, &c->embed.tp_fwd, 0.0, false, tp);
-    double out_tp_f = tp_exposed(sys, &g_tp, &c->output.tp_fwd, 0.0, false, tp);
-    double out_tp_b = tp_exposed(sys, &g_tp, &c->output.tp_bwd, 0.0, false, tp);
+    double emb_tp = tp_exposed(sys, &g_tp, &c->embed.tp_fwd, 0.0, false, tp, &par->sw);
+    double out_tp_f = tp_exposed(sys, &g_tp, &c->output.tp_fwd, 0.0, false, tp, &par->sw);
+    double out_tp_b = tp_exposed(sys, &g_tp, &c->output.tp_bwd, 0.0, false, tp, &par->sw);
 
     double layer_f = L->fwd.time_s + tp_f + cp_f;
     double layer_b = L->bwd.time_s + L->recompute.time_s + tp_b + tp_r + cp_b + cp_r;
@@ -344,6 +356,9 @@ void ts_step_plan_build(const struct ts_job *job, const struct ts_compute *c,
 
     double w_bytes = job->precision == TS_PREC_FP32 ? 4.0 : 2.0;
     double g_bytes = par->fp32_grads || job->precision == TS_PREC_FP32 ? 4.0 : 2.0;
+    /* A stack may reduce gradients in another dtype than it accumulates them in. */
+    if (par->sw.grad_reduce_bytes > 0)
+        g_bytes = par->sw.grad_reduce_bytes;
     enum ts_coll grad_coll = par->zero >= 1 ? TS_COLL_REDUCESCATTER : TS_COLL_ALLREDUCE;
     bool dp_nic = plan->dp_over_nic;
 

@@ -268,6 +268,18 @@ static void start_task(struct run *r, int stage, int idx)
     double dur = t->kind == TS_TASK_F ? ch->fwd_s : ch->bwd_s;
     double comm = t->kind == TS_TASK_F ? ch->fwd_comm_s : ch->bwd_comm_s;
     TS_ASSERT(dur >= 0 && isfinite(dur), "task duration %g", dur);
+    bool reduces = t->kind == TS_TASK_B && pl->dp_overlap && ch->buckets > 0 &&
+                   idx == s->last_b[stage * pl->v + t->chunk];
+    /* Contention: the gradient reduction that overlaps this backward (from the first
+     * bucket's readiness, dur / buckets, for as long as the buckets take on an idle link)
+     * takes SMs and HBM bandwidth from it, slowing the overlapped part by overlap_slowdown
+     * (first order: the buckets' own timing is not re-solved). */
+    if (reduces && pl->overlap_slowdown > 0 && ch->buckets > 1) {
+        double bw = pl->dp_over_nic ? pl->nic_bandwidth : pl->up_bandwidth;
+        double reduce_s = ch->buckets * (ch->bucket_latency_s + ch->bucket_bytes / bw);
+        double overlapped = fmin(dur * (1.0 - 1.0 / ch->buckets), reduce_s);
+        dur += pl->overlap_slowdown * overlapped;
+    }
 
     /* Why did the stream wait? Up to the producer's end: the schedule (bubble); from then
      * to the message's arrival: pipeline communication; after that: a ZeRO-3 gather. */
@@ -289,7 +301,7 @@ static void start_task(struct run *r, int stage, int idx)
         trace_add(r, stage, 0, t->kind, t->micro, t->chunk, now, now + dur);
 
     /* Gradient buckets of a chunk fill up during its last backward. */
-    if (t->kind == TS_TASK_B && pl->dp_overlap && idx == s->last_b[stage * pl->v + t->chunk]) {
+    if (reduces) {
         for (int b = 0; b < ch->buckets; b++)
             ts_des_schedule(&s->des, now + dur * (b + 1) / ch->buckets, PRI_READY, EV_BUCKET_READY,
                             stage, t->chunk);

@@ -20,7 +20,8 @@
  * fall far behind compute). Gradient buckets of a chunk become ready during that chunk's
  * last backward and are reduced in order on the stage's data-parallel stream (overlapped
  * with the remaining backward work when dp_overlap; otherwise after the stage's last
- * backward). ZeRO-3 all-gathers a chunk's
+ * backward; with plan.overlap_slowdown > 0 the backward they overlap runs slower by that
+ * fraction of the overlapped time: communication-compute contention). ZeRO-3 all-gathers a chunk's
  * weights before each of its tasks (prefetched one task ahead) and reduce-scatters its
  * gradients after each backward. After its last backward and its gradient reduction a stage
  * runs the optimizer step and its tail (ZeRO parameter all-gather, tied-embedding
@@ -85,6 +86,8 @@ struct ts_step_plan {
     double up_bandwidth;            // bytes/s of a GPU's scale-up link
     bool dp_over_nic;               // data-parallel traffic crosses domains
     bool dp_overlap;                // reduce buckets during backward
+    double overlap_slowdown;        // fractional slowdown of a backward task while the gradient
+                                    //   reduction overlaps it (comm/compute contention); 0 = none
     bool zero3;                     // per-task weight gathers / gradient scatters
     int capacity_p, capacity_v;     // allocated sizes
 };

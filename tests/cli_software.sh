@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# Command-line tests of software profiles in `trainsim run`: the JSON report names the
+# profile and carries the `validation` object (validated pair with its residual band, an
+# unvalidated pair, a plausibility warning above the highest published MFU); the table
+# prints the same; FA3 on an A100 and an unknown profile exit 2 naming the file and path;
+# a sweep runs with one profile and refuses FA3 when an A100 system is listed.
+#
+# usage: bash tests/cli_software.sh path/to/trainsim   (ctest passes the built binary)
+set -u
+
+# shellcheck source=cli.bash
+. "$(dirname "$0")/cli.bash" cli_software "$@"
+
+# A validated pair: megatron-lm-2021 on the A100 (Narayanan et al. Table 1 row).
+run val run "$ROOT/configs/validation/narayanan-1t.json" --format json
+expect_rc val 0
+expect_in "$tmp/val.out" '"software":  "megatron-lm-2021"' "validated run"
+expect_in "$tmp/val.out" '"validation":  {' "validated run"
+expect_in "$tmp/val.out" '"validated":  true' "validated run"
+expect_in "$tmp/val.out" '"min_error":  -0.051' "validated run"
+expect_in "$tmp/val.out" '"attention_kernel":  "standard"' "validated run"
+
+# The same job on pytorch-fsdp: not validated; its table says so.
+sed 's/"software": "megatron-lm-2021"/"software": "pytorch-fsdp"/' \
+    "$ROOT/configs/validation/narayanan-1.7b.json" >"$tmp/fsdp.json"
+run fsdp run "$tmp/fsdp.json" --format json
+expect_rc fsdp 0
+expect_in "$tmp/fsdp.out" '"software":  "pytorch-fsdp"' "unvalidated run"
+expect_in "$tmp/fsdp.out" '"validated":  false' "unvalidated run"
+grep -q '"residual_band"' "$tmp/fsdp.out" && fail "unvalidated run: a residual band is reported"
+run fsdpt run "$tmp/fsdp.json" --format table
+expect_rc fsdpt 0
+expect_in "$tmp/fsdpt.out" "Software pytorch-fsdp on a100-sxm-80g" "unvalidated table"
+expect_in "$tmp/fsdpt.out" "not validated" "unvalidated table"
+
+# A profile whose highest published A100 MFU is far below this job's: the warning.
+cat >"$tmp/low.json" <<'EOF'
+{"name": "low", "description": "test profile", "source": "test",
+ "max_published_mfu": [{"device": "a100-sxm-80g", "precision": "fp16", "mfu": 0.05, "row": "a made-up row"}]}
+EOF
+sed "s|\"software\": \"megatron-lm-2021\"|\"software\": \"$tmp/low.json\"|" \
+    "$ROOT/configs/validation/narayanan-1.7b.json" >"$tmp/warn.json"
+run warn run "$tmp/warn.json" --format json
+expect_rc warn 0
+expect_in "$tmp/warn.out" '"mfu_above_published":  true' "plausibility warning"
+run warnt run "$tmp/warn.json" --format table
+expect_in "$tmp/warnt.out" "is above the highest published for low on a100-sxm-80g (5.0%, a made-up row)" \
+    "plausibility warning in the table"
+
+# FA3 on an A100: exit 2 with the file and path.
+sed 's/"software": "megatron-lm-2021"/"software": "megatron-core"/; s/"recompute": "full",/"recompute": "full", "attention": "fa3",/' \
+    "$ROOT/configs/validation/narayanan-1.7b.json" >"$tmp/fa3.json"
+run fa3 run "$tmp/fa3.json"
+expect_rc fa3 2
+expect_in "$tmp/fa3.err" "fa3.json: parallel.attention:" "fa3 on A100"
+
+# An unknown profile name: exit 2 listing the known ones.
+sed 's/"software": "megatron-lm-2021"/"software": "megatron-lm-1999"/' \
+    "$ROOT/configs/validation/narayanan-1.7b.json" >"$tmp/unknown.json"
+run unknown run "$tmp/unknown.json"
+expect_rc unknown 2
+expect_in "$tmp/unknown.err" "unknown.json: software: unknown software profile \"megatron-lm-1999\"" "unknown profile"
+expect_in "$tmp/unknown.err" "pytorch-fsdp-compile" "unknown profile lists the catalogue"
+
+# A sweep takes one software profile; FA3 with an A100 system listed is bad input (exit 2).
+cat >"$tmp/sweep.json" <<'EOF'
+{"model": "llama3-8b", "tokens": "10B", "global_batch": 64, "systems": ["aws-p4d", "aws-p5en"],
+ "nodes": [2], "precision": "bf16", "software": "pytorch-fsdp", "objective": "time",
+ "constraint": {"min_tokens_per_s": 1},
+ "parallel": {"tp": [1, 2], "pp": [1], "zero": [3], "recompute": ["full"]}}
+EOF
+run sweep sweep "$tmp/sweep.json" --format json --no-progress
+expect_rc sweep 0
+expect_in "$tmp/sweep.out" '"best"' "sweep with a software profile"
+sed 's/"recompute": \["full"\]/"recompute": ["full"], "attention": "fa3"/' "$tmp/sweep.json" >"$tmp/sweep-fa3.json"
+run sweepfa3 sweep "$tmp/sweep-fa3.json" --format json --no-progress
+expect_rc sweepfa3 2
+expect_in "$tmp/sweepfa3.err" "sweep-fa3.json: parallel.attention:" "sweep with fa3 on an A100 system"
+
+finish

@@ -1,0 +1,464 @@
+/*
+ * Software profiles: parsing (unknown keys, bad kernel names, FA3 off Hopper), the rule that
+ * explicit parallel keys beat the profile, megatron-core reproducing the default job, the
+ * attention tables against their published points, unfused element-wise bytes and host
+ * dispatch by hand, and overlap contention in the iteration simulation by hand.
+ */
+#include "test_helpers.h"
+
+#include "compute/compute.h"
+#include "spec/spec.h"
+#include "step/step.h"
+
+/* Parse a job document given as text (file name "test.json"). */
+static int parse_text(const char *text, struct ts_job *job, struct ts_err *err)
+{
+    cJSON *doc = ts_test_json(text);
+    struct ts_jnode root = ts_jnode_root(doc, "test.json");
+    ts_err_clear(err);
+    int rc = ts_job_parse(&root, NULL, job, err);
+    cJSON_Delete(doc);
+    return rc;
+}
+
+/* A llama-style job (RMSNorm, rotary, SwiGLU) on one DGX node with extra top-level keys. */
+static int parse_llama(const char *system, const char *extra, struct ts_job *job, struct ts_err *err)
+{
+    char text[4096];
+    snprintf(text, sizeof text,
+             "{\"model\": \"llama3-8b\", \"system\": \"%s\", \"gpus\": 8, \"global_batch\": 16, "
+             "\"precision\": \"bf16\"%s%s}", system, extra[0] ? ", " : "", extra);
+    return parse_text(text, job, err);
+}
+
+static void must_parse(int rc, const struct ts_err *err)
+{
+    if (rc != TS_OK) {
+        print_error("unexpected error: %s\n", err->msg);
+        fail();
+    }
+}
+
+static void expect_error(int rc, const struct ts_err *err, const char *needle)
+{
+    assert_int_equal(rc, TS_ERR_INPUT);
+    if (!strstr(err->msg, needle)) {
+        print_error("message \"%s\" lacks \"%s\"\n", err->msg, needle);
+        fail();
+    }
+}
+
+static double iteration_s(const struct ts_job *job)
+{
+    struct ts_eval_scratch s;
+    assert_int_equal(ts_eval_scratch_init(&s), 0);
+    struct ts_iteration it;
+    ts_step_evaluate(job, TS_METHOD_DISCRETE_EVENT, &s, &it, NULL, NULL);
+    ts_eval_scratch_free(&s);
+    return it.iteration_s;
+}
+
+/* ---------------------------------------------------------------- parsing */
+
+static void an_unknown_profile_key_is_an_error_naming_its_path(void **state)
+{
+    (void)state;
+    struct ts_job job;
+    struct ts_err err;
+    int rc = parse_llama("dgx-h100", "\"software\": {\"name\": \"x\", \"description\": \"d\", "
+                         "\"source\": \"s\", \"fused\": {\"norms\": true}}", &job, &err);
+    expect_error(rc, &err, "test.json: software.fused.norms");
+}
+
+static void a_profile_needs_name_description_and_source(void **state)
+{
+    (void)state;
+    struct ts_job job;
+    struct ts_err err;
+    int rc = parse_llama("dgx-h100", "\"software\": {\"name\": \"x\", \"description\": \"d\"}",
+                         &job, &err);
+    expect_error(rc, &err, "software.source");
+}
+
+static void a_bad_kernel_name_is_an_error(void **state)
+{
+    (void)state;
+    struct ts_job job;
+    struct ts_err err;
+    int rc = parse_llama("dgx-h100", "\"software\": {\"name\": \"x\", \"description\": \"d\", "
+                         "\"source\": \"s\", \"attention\": {\"hopper\": \"fa4\"}}", &job, &err);
+    expect_error(rc, &err, "software.attention.hopper");
+    rc = parse_llama("dgx-h100", "\"parallel\": {\"attention\": \"fa4\"}", &job, &err);
+    expect_error(rc, &err, "parallel.attention");
+}
+
+static void fa3_on_an_a100_is_refused_naming_parallel_attention(void **state)
+{
+    (void)state;
+    struct ts_job job;
+    struct ts_err err;
+    int rc = parse_llama("dgx-a100-80g", "\"parallel\": {\"attention\": \"fa3\"}", &job, &err);
+    expect_error(rc, &err, "test.json: parallel.attention");
+    expect_error(rc, &err, "Hopper");
+    rc = parse_llama("dgx-h100", "\"parallel\": {\"attention\": \"fa3\"}", &job, &err);
+    must_parse(rc, &err);
+    assert_int_equal(ts_attention_resolve(&job.parallel, job.system.accel.generation), TS_ATTN_FA3);
+    /* A profile may not map a non-Hopper generation to FA3 either. */
+    rc = parse_llama("dgx-a100-80g", "\"software\": {\"name\": \"x\", \"description\": \"d\", "
+                     "\"source\": \"s\", \"attention\": {\"ampere\": \"fa3\"}}", &job, &err);
+    expect_error(rc, &err, "software.attention.ampere");
+}
+
+/* ---------------------------------------------------------------- override rule */
+
+static void an_explicit_parallel_key_beats_the_profile(void **state)
+{
+    (void)state;
+    struct ts_job job;
+    struct ts_err err;
+    int rc = parse_llama("dgx-a100-80g", "\"software\": \"megatron-lm-2021\"", &job, &err);
+    must_parse(rc, &err);
+    assert_int_equal(ts_attention_resolve(&job.parallel, TS_GEN_AMPERE), TS_ATTN_STANDARD);
+    assert_false(job.parallel.p2p_overlap);
+    assert_false(job.parallel.dp_overlap);
+    assert_false(job.parallel.grad_accum_fusion);
+    rc = parse_llama("dgx-a100-80g", "\"software\": \"megatron-lm-2021\", \"parallel\": "
+                     "{\"attention\": \"fa2\", \"dp_overlap\": true}", &job, &err);
+    must_parse(rc, &err);
+    assert_int_equal(ts_attention_resolve(&job.parallel, TS_GEN_AMPERE), TS_ATTN_FA2);
+    assert_true(job.parallel.dp_overlap);
+    assert_false(job.parallel.p2p_overlap);      /* not given: the profile's */
+    /* "flash" means the profile's kernel for the device generation. */
+    rc = parse_llama("dgx-h100", "\"software\": \"pytorch-fsdp\", \"parallel\": {\"attention\": "
+                     "\"flash\"}", &job, &err);
+    must_parse(rc, &err);
+    assert_int_equal(ts_attention_resolve(&job.parallel, TS_GEN_HOPPER), TS_ATTN_FA2);
+}
+
+static void megatron_core_reproduces_the_default_job_exactly(void **state)
+{
+    (void)state;
+    struct ts_job a, b;
+    struct ts_err err;
+    must_parse(parse_llama("dgx-h100", "\"parallel\": {\"tp\": 2, \"pp\": 2}", &a, &err), &err);
+    must_parse(parse_llama("dgx-h100", "\"software\": \"megatron-core\", \"parallel\": {\"tp\": 2, "
+                           "\"pp\": 2}", &b, &err), &err);
+    assert_string_equal(a.software.name, "megatron-core");
+    double ta = iteration_s(&a), tb = iteration_s(&b);
+    assert_true(ta == tb);
+    /* ... and the built-in mechanisms (the model before profiles) give the same. */
+    ts_parallel_defaults(&b.parallel);
+    b.parallel.tp = b.parallel.pp = 2;
+    b.parallel.dp = 2;
+    b.parallel.scatter_gather = true;
+    b.parallel.bucket_bytes = a.parallel.bucket_bytes;
+    assert_true(iteration_s(&b) == ta);
+    /* The Korthikanti validation config names megatron-lm-2021 and keeps its 2022 result:
+     * standard attention and synchronous p2p, as its former per-key switches said. */
+    must_parse(parse_llama("dgx-a100-80g", "\"software\": \"megatron-lm-2021\", \"parallel\": "
+                           "{\"grad_accum_fusion\": true}", &a, &err), &err);
+    must_parse(parse_llama("dgx-a100-80g", "\"parallel\": {\"attention\": \"standard\", "
+                           "\"p2p_overlap\": false, \"dp_overlap\": false}", &b, &err), &err);
+    assert_true(iteration_s(&a) == iteration_s(&b));
+}
+
+/* ---------------------------------------------------------------- attention tables */
+
+static void attention_efficiency_matches_the_published_table_points(void **state)
+{
+    (void)state;
+    struct ts_accel h;
+    struct ts_err err;
+    must_parse(ts_accel_load("h100-sxm", &h, &err), &err);
+    assert_int_equal(h.generation, TS_GEN_HOPPER);
+    /* FlashAttention-3 paper, H100: FA3 causal head dim 128 forward at 2k = 521 TFLOP/s;
+     * backward without mask at 4k = 542 (x 2 / 2.5 in trainsim's convention). */
+    assert_close(ts_attn_efficiency(&h, TS_ATTN_FA3, 2048, 128, true, false), 521e12 / 989e12, 1e-12, 0);
+    assert_close(ts_attn_efficiency(&h, TS_ATTN_FA3, 4096, 128, false, true), 542e12 / 989e12 * 0.8,
+                 1e-12, 0);
+    /* Halfway in log(seq) between 1k and 2k: the mean of the two bars (FA2 causal 260, 298). */
+    assert_close(ts_attn_efficiency(&h, TS_ATTN_FA2, sqrt(1024.0 * 2048.0), 128, true, false),
+                 279e12 / 989e12, 1e-12, 0);
+    /* Head dim 96: halfway between the 64 and 128 curves (cuDNN no mask at 512: 335, 497). */
+    assert_close(ts_attn_efficiency(&h, TS_ATTN_CUDNN, 512, 96, false, false), 416e12 / 989e12, 1e-12, 0);
+    /* Outside the measured lengths the end values hold. */
+    assert_close(ts_attn_efficiency(&h, TS_ATTN_FA3, 65536, 128, true, false), 616e12 / 989e12, 1e-12, 0);
+    assert_close(ts_attn_efficiency(&h, TS_ATTN_FA3, 128, 128, true, false), 292e12 / 989e12, 1e-12, 0);
+    /* Causal backward (not published) = no-mask backward x causal / no-mask forward. */
+    assert_close(ts_attn_efficiency(&h, TS_ATTN_FA3, 16384, 128, true, true),
+                 561e12 * 616.0 / 648.0 / 989e12 * 0.8, 1e-3, 0);
+    /* "device": the accelerator file's own figures. */
+    assert_close(ts_attn_efficiency(&h, TS_ATTN_DEVICE, 2048, 128, true, false), h.flash_fwd_efficiency,
+                 1e-15, 0);
+    /* A100 FA2: the paper's 73% forward maximum at 16k, head dim 128, no mask. */
+    struct ts_accel a;
+    must_parse(ts_accel_load("a100-sxm-80g", &a, &err), &err);
+    assert_close(ts_attn_efficiency(&a, TS_ATTN_FA2, 16384, 128, false, false), 0.73, 2e-3, 0);
+    assert_false(a.attn[TS_ATTN_FA3].present);
+}
+
+static void a_file_without_generation_is_unknown_and_uses_its_flash_figures(void **state)
+{
+    (void)state;
+    const char *text = "{\"name\": \"mine\", \"peak_flops\": {\"bf16\": \"100 TFLOP/s\"}, "
+                       "\"memory\": \"16 GiB\", \"memory_bandwidth\": \"1 TB/s\", "
+                       "\"gemm_efficiency\": [[1e9, 0.5]], \"flash_attention\": {\"fwd\": 0.3, \"bwd\": 0.2}}";
+    cJSON *doc = ts_test_json(text);
+    struct ts_jnode root = ts_jnode_root(doc, "mine.json");
+    struct ts_accel acc;
+    struct ts_err err;
+    must_parse(ts_accel_parse(&root, &acc, &err), &err);
+    cJSON_Delete(doc);
+    assert_int_equal(acc.generation, TS_GEN_UNKNOWN);
+    assert_false(acc.generation_given);
+    assert_close(ts_attn_efficiency(&acc, TS_ATTN_FA2, 4096, 128, true, false), 0.3, 1e-15, 0);
+    assert_close(ts_attn_efficiency(&acc, TS_ATTN_FA2, 4096, 128, true, true), 0.2, 1e-15, 0);
+}
+
+/* ---------------------------------------------------------------- fusion and launch */
+
+static void unfused_ops_add_the_extra_bytes_counted_by_hand(void **state)
+{
+    (void)state;
+    struct ts_job job;
+    struct ts_err err;
+    must_parse(parse_llama("dgx-h100", "\"software\": {\"name\": \"eager\", \"description\": \"d\", "
+                           "\"source\": \"s\", \"fused\": {\"norm\": false, \"rotary\": false, "
+                           "\"swiglu\": false, \"cross_entropy\": false}}", &job, &err), &err);
+    struct ts_compute c;
+    ts_compute_build(&job, &c);
+    /* llama3-8b: h 4096, 32 heads, 8 KV heads, d 128, f 14336, s 8192, b 1, tp 1, bf16. */
+    double e = 2.0, T = 8192, h = 4096, f = 14336, qk = (32.0 + 8.0) * 128.0;
+    double norm = (28.0 + 2.0 * e) * T * h, rotary = 7.0 * e * T * qk, swiglu = 2.0 * e * T * f;
+    assert_close(c.layer.fwd.unfused_bytes, 2.0 * norm + rotary + swiglu, 1e-12, 0);
+    assert_close(c.layer.bwd.unfused_bytes, 2.0 * (2.0 * norm + rotary + swiglu), 1e-12, 0);
+    /* Kernels: 2 norms x 5 + rotary 8 + SwiGLU 1 extra in the forward. */
+    struct ts_job fused;
+    must_parse(parse_llama("dgx-h100", "", &fused, &err), &err);
+    struct ts_compute cf;
+    ts_compute_build(&fused, &cf);
+    assert_close(c.layer.fwd.kernels - cf.layer.fwd.kernels, 19.0, 1e-12, 0);
+    assert_close(cf.layer.fwd.unfused_bytes, 0.0, 0, 0);
+    double bw = job.system.accel.memory_bandwidth * job.system.accel.memory_efficiency;
+    assert_close(c.layer.fwd.mem_s - cf.layer.fwd.mem_s,
+                 (2.0 * norm + rotary + swiglu) / bw + 19.0 * job.system.accel.kernel_latency, 1e-9, 0);
+    /* Output head: the final RMSNorm, and the cross-entropy upcast of e + 4 bytes per logit. */
+    assert_close(c.output.fwd.unfused_bytes, norm + (e + 4.0) * T * c.vocab_padded, 1e-12, 0);
+}
+
+static void a_host_bound_pass_lasts_its_kernels_times_the_dispatch_cost(void **state)
+{
+    (void)state;
+    struct ts_job job;
+    struct ts_err err;
+    must_parse(parse_llama("dgx-h100", "\"software\": {\"name\": \"slow-host\", \"description\": "
+                           "\"d\", \"source\": \"s\", \"launch\": {\"host_dispatch\": \"1 ms\"}}",
+                           &job, &err), &err);
+    struct ts_compute c;
+    ts_compute_build(&job, &c);
+    const struct ts_pass *p = &c.layer.fwd;
+    double gpu = p->gemm_s + p->attn_s + p->mem_s;
+    assert_true(p->kernels * 1e-3 > gpu);
+    assert_close(p->time_s, p->kernels * 1e-3, 1e-12, 0);
+    assert_close(p->launch_s, p->kernels * 1e-3 - gpu, 1e-12, 0);
+    /* A fast host does not bind: the pass is its kernels' time. */
+    must_parse(parse_llama("dgx-h100", "\"software\": {\"name\": \"fast-host\", \"description\": "
+                           "\"d\", \"source\": \"s\", \"launch\": {\"host_dispatch\": \"1 us\"}}",
+                           &job, &err), &err);
+    ts_compute_build(&job, &c);
+    assert_close(c.layer.fwd.launch_s, 0.0, 0, 0);
+}
+
+static void a_foreach_optimizer_moves_the_bytes_of_its_passes(void **state)
+{
+    (void)state;
+    struct ts_job job;
+    struct ts_err err;
+    must_parse(parse_llama("dgx-h100", "\"software\": {\"name\": \"fe\", \"description\": \"d\", "
+                           "\"source\": \"s\", \"optimizer\": \"foreach\"}", &job, &err), &err);
+    struct ts_compute c;
+    ts_compute_build(&job, &c);
+    /* fp32 grads (g = 4), bf16 weights (w = 2): 72 + 2 g + w + 2 g = 90 bytes per parameter,
+     * against the fused step's g + 8 + 16 + w + 2 g = 38. */
+    assert_close(c.optimizer_bytes_per_param, 90.0, 1e-15, 0);
+    struct ts_job fused;
+    must_parse(parse_llama("dgx-h100", "", &fused, &err), &err);
+    ts_compute_build(&fused, &c);
+    assert_close(c.optimizer_bytes_per_param, 38.0, 1e-15, 0);
+}
+
+/* ---------------------------------------------------------------- contention */
+
+/* One stage, one microbatch: forward 1 s, backward 2 s whose two gradient buckets take 0.5 s
+ * each on an idle link; `slowdown` is the plan's overlap_slowdown. */
+static double contention_case(double slowdown)
+{
+    struct ts_step_plan pl;
+    assert_int_equal(ts_step_plan_init(&pl, 1, 1), 0);
+    pl.m = 1;
+    pl.schedule = TS_SCHED_1F1B;
+    pl.chunk[0].fwd_s = 1.0;
+    pl.chunk[0].bwd_s = 2.0;
+    pl.chunk[0].buckets = 2;
+    pl.chunk[0].bucket_latency_s = 0.0;
+    pl.chunk[0].bucket_bytes = 0.5e9;
+    pl.up_bandwidth = 1e9;
+    pl.nic_bandwidth = 1e9;
+    pl.dp_overlap = true;
+    pl.overlap_slowdown = slowdown;
+    struct ts_step_sim *sim = ts_step_sim_new();
+    struct ts_step_result r;
+    ts_step_simulate(sim, &pl, &r, NULL, NULL);
+    ts_step_sim_free(sim);
+    ts_step_plan_free(&pl);
+    return r.iteration_s;
+}
+
+static void overlapped_compute_slows_down_by_the_contention_factor(void **state)
+{
+    (void)state;
+    /* Without contention: F 1 + B 2, then the second bucket (ready at the end) 0.5 = 3.5.
+     * With 0.2: the overlapped part min(B (1 - 1/2), 2 x 0.5) = 1 s runs 20% slower, so the
+     * backward lasts 2.2 s; the first bucket (ready at 1 + 1.1) is done before the second
+     * (ready at 3.2) starts: 1 + 2.2 + 0.5 = 3.7. */
+    assert_close(contention_case(0.0), 3.5, 1e-12, 0);
+    assert_close(contention_case(0.2), 3.7, 1e-12, 0);
+}
+
+static void megatron_core_has_no_contention_and_fsdp_profiles_do(void **state)
+{
+    (void)state;
+    struct ts_job job;
+    struct ts_err err;
+    must_parse(parse_llama("dgx-h100", "", &job, &err), &err);
+    assert_false(job.parallel.sw.contention);
+    must_parse(parse_llama("dgx-h100", "\"software\": \"pytorch-fsdp\"", &job, &err), &err);
+    assert_true(job.parallel.sw.contention);
+    assert_close(job.system.accel.overlap_slowdown, 0.189, 1e-15, 0);
+    assert_int_equal(job.parallel.sw.grad_reduce_bytes, 4);
+}
+
+
+/* ---------------------------------------------------------------- TP overlap quality */
+
+static double layer_fwd_with(const char *tp_overlap, const char *more)
+{
+    char extra[1024];
+    snprintf(extra, sizeof extra,
+             "\"software\": {\"name\": \"t\", \"description\": \"d\", \"source\": \"s\", "
+             "\"tp_overlap\": \"%s\"%s}, \"parallel\": {\"tp\": 8, \"sequence_parallel\": true, "
+             "\"tp_comm_overlap\": true}", tp_overlap, more);
+    struct ts_job job;
+    struct ts_err err;
+    must_parse(parse_llama("dgx-h100", extra, &job, &err), &err);
+    struct ts_eval_scratch s;
+    assert_int_equal(ts_eval_scratch_init(&s), 0);
+    struct ts_iteration it;
+    ts_step_evaluate(&job, TS_METHOD_CLOSED_FORM, &s, &it, NULL, NULL);
+    ts_eval_scratch_free(&s);
+    return it.layer_fwd_s;
+}
+
+static void async_tp_hides_its_fraction_of_what_userbuffers_hides(void **state)
+{
+    (void)state;
+    double none = layer_fwd_with("none", "");
+    double ub = layer_fwd_with("userbuffers", "");
+    double half = layer_fwd_with("async_tp", ", \"async_tp_hidden\": 0.5");
+    double all = layer_fwd_with("async_tp", ", \"async_tp_hidden\": 1");
+    double nothing = layer_fwd_with("async_tp", ", \"async_tp_hidden\": 0");
+    assert_true(ub < none);
+    assert_close(all, ub, 1e-12, 0);
+    assert_close(nothing, none, 1e-12, 0);
+    assert_close(half, ub + 0.5 * (none - ub), 1e-12, 0);
+    /* Contention: the GEMMs that hide the collective slow by 0.189 of the hidden time (here
+     * the hidden time is below the GEMM time, so all of it counts). */
+    double slowed = layer_fwd_with("userbuffers", ", \"comm_contention\": true");
+    assert_close(slowed, ub + 0.189 * (none - ub), 1e-12, 0);
+}
+
+
+/* ---------------------------------------------------------------- the one fitted constant */
+
+/* A profile with compute_scale 0.5 for `device`. */
+static void constant_profile(char *buf, size_t n, const char *device)
+{
+    snprintf(buf, n, "\"software\": {\"name\": \"c\", \"description\": \"d\", \"source\": \"s\", "
+             "\"calibration\": {\"note\": \"n\", \"constants\": [{\"device\": \"%s\", "
+             "\"compute_scale\": 0.5, \"row\": \"r\"}]}}", device);
+}
+
+static void a_profile_constant_scales_compute_on_its_device_only(void **state)
+{
+    (void)state;
+    struct ts_job job;
+    struct ts_err err;
+    char extra[512];
+    must_parse(parse_llama("dgx-h100", "", &job, &err), &err);
+    double n = 16384, bw = job.system.accel.memory_bandwidth * job.system.accel.memory_efficiency;
+    double fixed = 2.0 * n * n / bw + job.system.accel.kernel_latency;   /* store + launch */
+    double t1 = ts_compute_gemm_time(&job, n, n, n, 2.0) - fixed;
+    constant_profile(extra, sizeof extra, "h100-sxm");
+    must_parse(parse_llama("dgx-h100", extra, &job, &err), &err);
+    assert_close(ts_compute_gemm_time(&job, n, n, n, 2.0) - fixed, 2.0 * t1, 1e-12, 0);
+    constant_profile(extra, sizeof extra, "a100-sxm-80g");
+    must_parse(parse_llama("dgx-h100", extra, &job, &err), &err);
+    assert_close(ts_compute_gemm_time(&job, n, n, n, 2.0) - fixed, t1, 1e-12, 0);
+    /* At most one constant per (profile, device). */
+    int rc = parse_llama("dgx-h100", "\"software\": {\"name\": \"c\", \"description\": \"d\", "
+                         "\"source\": \"s\", \"calibration\": {\"note\": \"n\", \"constants\": ["
+                         "{\"device\": \"h100-sxm\", \"compute_scale\": 0.9, \"row\": \"r1\"}, "
+                         "{\"device\": \"h100-sxm\", \"compute_scale\": 0.8, \"row\": \"r2\"}]}}",
+                         &job, &err);
+    expect_error(rc, &err, "software.calibration.constants[1]");
+}
+
+
+static void fp32_parameters_hold_twelve_bytes_per_parameter_instead_of_fourteen(void **state)
+{
+    (void)state;
+    struct ts_job a, b;
+    struct ts_err err;
+    const char *par = "\"parallel\": {\"zero\": 3}";
+    must_parse(parse_llama("dgx-h100", par, &a, &err), &err);
+    char extra[512];
+    snprintf(extra, sizeof extra, "\"software\": {\"name\": \"f\", \"description\": \"d\", "
+             "\"source\": \"s\", \"master_weights\": \"fp32_params\"}, %s", par);
+    must_parse(parse_llama("dgx-h100", extra, &b, &err), &err);
+    struct ts_compute ca, cb;
+    ts_compute_build(&a, &ca);
+    ts_compute_build(&b, &cb);
+    struct ts_memory ma, mb;
+    ts_memory_stage(&a, &ca, 0, &ma);
+    ts_memory_stage(&b, &cb, 0, &mb);
+    double per_gpu = ts_compute_stage_params(&a, &ca, 0) / 8.0;    /* ZeRO-3 over 8 GPUs */
+    /* Megatron-style: 2 (bf16 weights) + 12 (fp32 master, m, v); fp32 parameters: 4 + 8. */
+    assert_close(ma.weights_bytes + ma.optimizer_bytes, 14.0 * per_gpu, 1e-12, 0);
+    assert_close(mb.weights_bytes + mb.optimizer_bytes, 12.0 * per_gpu, 1e-12, 0);
+    assert_close(mb.buffer_bytes, ma.buffer_bytes, 1e-15, 0);      /* gathered in bf16 either way */
+    /* The optimizer step writes no 16-bit working copy: 2 bytes per parameter fewer. */
+    assert_close(ca.optimizer_bytes_per_param - cb.optimizer_bytes_per_param, 2.0, 1e-15, 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(an_unknown_profile_key_is_an_error_naming_its_path),
+        cmocka_unit_test(a_profile_needs_name_description_and_source),
+        cmocka_unit_test(a_bad_kernel_name_is_an_error),
+        cmocka_unit_test(fa3_on_an_a100_is_refused_naming_parallel_attention),
+        cmocka_unit_test(an_explicit_parallel_key_beats_the_profile),
+        cmocka_unit_test(megatron_core_reproduces_the_default_job_exactly),
+        cmocka_unit_test(attention_efficiency_matches_the_published_table_points),
+        cmocka_unit_test(a_file_without_generation_is_unknown_and_uses_its_flash_figures),
+        cmocka_unit_test(unfused_ops_add_the_extra_bytes_counted_by_hand),
+        cmocka_unit_test(a_host_bound_pass_lasts_its_kernels_times_the_dispatch_cost),
+        cmocka_unit_test(a_foreach_optimizer_moves_the_bytes_of_its_passes),
+        cmocka_unit_test(overlapped_compute_slows_down_by_the_contention_factor),
+        cmocka_unit_test(megatron_core_has_no_contention_and_fsdp_profiles_do),
+        cmocka_unit_test(async_tp_hides_its_fraction_of_what_userbuffers_hides),
+        cmocka_unit_test(a_profile_constant_scales_compute_on_its_device_only),
+        cmocka_unit_test(fp32_parameters_hold_twelve_bytes_per_parameter_instead_of_fourteen),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
