@@ -187,8 +187,9 @@ static double sum_in_order(const double *v, int n)
 
 /* Split the run's GPU-hours. `productive_run` is the useful compute kept, which the
  * iteration breakdown divides into productive work, bubble, exposed communication, the wait
- * for the slowest GPU and loader stall; the run-level parts come as they are. Productive work takes the remainder,
- * so the parts add up (in index order) to exactly `billed` = billed_job + billed_spares. */
+ * for the slowest GPU and loader stall; the run-level parts come as they are. Productive
+ * work takes the remainder, so the parts add up (in index order) to exactly `billed` =
+ * billed_job + billed_spares. */
 static void attribute(const struct ts_iteration *it, const struct ts_run_result *run,
                       double billed_job, double billed_spares, double gpuh[TS_GPUH_COUNT])
 {
