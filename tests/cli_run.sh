@@ -195,6 +195,22 @@ for k in feasible iteration_time_s tokens_per_s mfu memory_per_gpu_bytes expecte
 done
 finite "$tmp/csv.out" csv
 
+# ---------------------------------------------------------------- effects of scale
+
+# 16 GPUs wait for their slowest (step_time_cv, sim/step/scale.c): the table has the row, the
+# JSON the key, the GPU-hours the attribution; a negative cv in an accelerator file is refused.
+expect_in "$tmp/table.out" "waiting for the slowest GPU" scale_table
+expect_in "$tmp/full.out" '"sync_wait_s":' scale_json
+expect_in "$tmp/full.out" '"straggler_wait":' scale_gpu_hours
+sed 's/"step_time_cv": 0.015/"step_time_cv": -0.1/' "$ROOT/hardware/accelerators/h100-sxm.json" \
+    >"$tmp/badgpu.json"
+sed "s|\"accelerator\": \"h100-sxm\"|\"accelerator\": \"$tmp/badgpu.json\"|" \
+    "$ROOT/hardware/systems/dgx-h100.json" >"$tmp/badsys.json"
+sed "s|\"system\": \"dgx-h100\"|\"system\": \"$tmp/badsys.json\"|" "$JOB" >"$tmp/badcv.json"
+run bad_cv run "$tmp/badcv.json" --format json
+expect_rc bad_cv 2
+expect_in "$tmp/bad_cv.err" "$tmp/badgpu.json: step_time_cv: -0.1 must not be negative" bad_cv
+
 # ---------------------------------------------------------------- --method
 
 run cf run "$JOB" --format json --replications 20 --method closed-form

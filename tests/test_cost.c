@@ -331,6 +331,36 @@ static double uniform(uint64_t *state)
     return (double)(ts_rng_mix64(*state) >> 11) * 0x1.0p-53;
 }
 
+/* The small run again, with 0.8 s of the 10 s iteration spent waiting for the slowest GPU:
+ * the step is 10 - 2 - 0.8 = 7.2 s, its bubble 0.1 x 7.2 = 0.72 s. Of the 144 productive-run
+ * GPU-hours: straggler wait 144 x 0.08 = 11.52, bubble 144 x 0.072 = 10.368, exposed
+ * communication 14.4 and loader stall 28.8 as before, productive 144 - 65.088 = 78.912. */
+static void waiting_for_the_slowest_gpu_is_attributed_as_waste(void **state)
+{
+    (void)state;
+    struct ts_job job;
+    struct ts_iteration it;
+    struct ts_run_result run;
+    struct ts_cost_result r;
+    struct ts_err err;
+    small_setup(&job, &it, &run);
+    it.sync_wait_s = 0.8;
+    it.step.iteration_s = 7.2;
+    int rc = price(&job, &it, &run, NULL, 0, &r, &err);
+    assert_ok(rc, err);
+    const double hours[TS_GPUH_COUNT] = {
+        [TS_GPUH_PRODUCTIVE] = 78.912, [TS_GPUH_BUBBLE] = 10.368, [TS_GPUH_EXPOSED_COMM] = 14.4,
+        [TS_GPUH_DATA_STALL] = 28.8,   [TS_GPUH_SYNC_WAIT] = 11.52, [TS_GPUH_CHECKPOINT] = 3.2,
+        [TS_GPUH_REWORK] = 6.4,        [TS_GPUH_RESTART] = 4.8,     [TS_GPUH_REPAIR_WAIT] = 1.6,
+        [TS_GPUH_DEGRADED] = 0.0,      [TS_GPUH_IDLE_SPARES] = 80.0,
+    };
+    for (int g = 0; g < TS_GPUH_COUNT; g++)
+        assert_close(r.gpu_hours[g], hours[g], 1e-12, 1e-12);
+    assert_true(sum_in_order(r.gpu_hours, TS_GPUH_COUNT) == r.gpu_hours_billed);
+    assert_close(r.gpu_hours_billed, 240.0, 1e-12, 0.0);
+    assert_string_equal(ts_gpuh_names[TS_GPUH_SYNC_WAIT], "straggler_wait");
+}
+
 static void gpu_hours_and_dollars_add_up_exactly_on_random_runs(void **state)
 {
     (void)state;
@@ -358,6 +388,8 @@ static void gpu_hours_and_dollars_add_up_exactly_on_random_runs(void **state)
         it.iteration_s = 0.1 + 30.0 * uniform(&rng);
         it.data_stall_s = uniform(&rng) < 0.5 ? 0.0 : it.iteration_s * 0.5 * uniform(&rng);
         it.bubble_fraction = 0.5 * uniform(&rng);
+        it.sync_wait_s = uniform(&rng) < 0.5 ? 0.0
+                                              : (it.iteration_s - it.data_stall_s) * 0.1 * uniform(&rng);
         it.step.exposed_tp_s = it.iteration_s * 0.2 * uniform(&rng);
         it.step.exposed_pp_s = it.iteration_s * 0.2 * uniform(&rng);
         it.step.exposed_dp_s = it.iteration_s * 0.2 * uniform(&rng);
@@ -623,7 +655,8 @@ static void a_slow_loader_caps_the_iteration_and_shows_as_stall(void **state)
     evaluate_job(cost, &job, &slow);
     assert_close(slow.iteration_s, 2.0 * step, 1e-12, 0.0);
     assert_close(slow.data_stall_s, step, 1e-12, 0.0);
-    assert_close(slow.step.iteration_s, step, 1e-15, 0.0);
+    assert_close(slow.step.iteration_s, free_it.step.iteration_s, 1e-15, 0.0);
+    assert_close(slow.sync_wait_s, free_it.sync_wait_s, 1e-15, 0.0);
     assert_close(slow.tokens_per_s, 0.5 * free_it.tokens_per_s, 1e-12, 0.0);
     assert_close(slow.mfu, 0.5 * free_it.mfu, 1e-12, 0.0);
     assert_close(slow.time_to_train_s, 2.0 * free_it.time_to_train_s, 1e-12, 0.0);
@@ -961,6 +994,7 @@ int main(void)
         cmocka_unit_test(small_run_is_billed_as_computed_by_hand_to_the_cent),
         cmocka_unit_test(node_hour_prices_divide_by_the_systems_gpus_per_node),
         cmocka_unit_test(keep_last_k_checkpoints_hold_k_spacings_each),
+        cmocka_unit_test(waiting_for_the_slowest_gpu_is_attributed_as_waste),
         cmocka_unit_test(gpu_hours_and_dollars_add_up_exactly_on_random_runs),
         cmocka_unit_test(p90_and_budget_flags_follow_the_replication_bills),
         cmocka_unit_test(without_a_run_the_bill_is_the_failure_free_run),

@@ -53,15 +53,16 @@ const char *const ts_cost_category_names[TS_COST_COUNT] = {
 _Static_assert(TS_COST_COUNT == 10, "update ts_cost_category_names");
 
 const char *const ts_gpuh_names[TS_GPUH_COUNT] = {
-    "productive", "pipeline_bubble", "exposed_comm", "data_stall", "checkpoint",
+    "productive", "pipeline_bubble", "exposed_comm", "data_stall", "straggler_wait", "checkpoint",
     "rework", "restart", "repair_wait", "degraded", "idle_spares",
 };
 const char *const ts_gpuh_labels[TS_GPUH_COUNT] = {
     "productive compute", "pipeline bubble", "exposed communication", "data-loader stall",
+    "waiting for the slowest GPU",
     "checkpoint stalls", "failure rework", "restart downtime", "waiting for repair or capacity",
     "degraded (elastic)", "idle hot spares",
 };
-_Static_assert(TS_GPUH_COUNT == 10, "update ts_gpuh_names and ts_gpuh_labels");
+_Static_assert(TS_GPUH_COUNT == 11, "update ts_gpuh_names and ts_gpuh_labels");
 
 #define GB_BYTES 1073741824.0           // a billed "GB" (AWS: 2^30 bytes)
 #define MONTH_S (730.0 * 3600.0)        // a billed month
@@ -185,16 +186,19 @@ static double sum_in_order(const double *v, int n)
 /* ---------------------------------------------------------------- attribution */
 
 /* Split the run's GPU-hours. `productive_run` is the useful compute kept, which the
- * iteration breakdown divides into productive work, bubble, exposed communication and
- * loader stall; the run-level parts come as they are. Productive work takes the remainder,
- * so the parts add up (in index order) to exactly `billed` = billed_job + billed_spares. */
+ * iteration breakdown divides into productive work, bubble, exposed communication, the wait
+ * for the slowest GPU and loader stall; the run-level parts come as they are. Productive
+ * work takes the remainder, so the parts add up (in index order) to exactly `billed` =
+ * billed_job + billed_spares. */
 static void attribute(const struct ts_iteration *it, const struct ts_run_result *run,
                       double billed_job, double billed_spares, double gpuh[TS_GPUH_COUNT])
 {
     memset(gpuh, 0, TS_GPUH_COUNT * sizeof *gpuh);
     double T = it->iteration_s;
     double stall = fmin(fmax(it->data_stall_s, 0.0), T);
-    double step = T - stall;
+    /* The wait for the slowest GPU (sim/step/scale.c) comes on top of the simulated step. */
+    double wait = fmin(fmax(it->sync_wait_s, 0.0), T - stall);
+    double step = T - stall - wait;
     double bubble = fmax(it->bubble_fraction, 0.0) * step;
     /* The step simulation counts pipeline-message waits apart from the idle time (bubble),
      * so the two do not overlap; the tail is the exposed end-of-iteration communication. */
@@ -222,6 +226,7 @@ static void attribute(const struct ts_iteration *it, const struct ts_run_result 
     gpuh[TS_GPUH_BUBBLE] = productive_run * (bubble / T);
     gpuh[TS_GPUH_EXPOSED_COMM] = productive_run * (comm / T);
     gpuh[TS_GPUH_DATA_STALL] = productive_run * (stall / T);
+    gpuh[TS_GPUH_SYNC_WAIT] = productive_run * (wait / T);
     gpuh[TS_GPUH_IDLE_SPARES] = billed_spares;
 
     double billed = billed_job + billed_spares;

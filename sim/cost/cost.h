@@ -55,6 +55,7 @@ enum ts_gpuh {
     TS_GPUH_BUBBLE,             // pipeline bubble
     TS_GPUH_EXPOSED_COMM,       // exposed TP/CP, pipeline and data-parallel communication
     TS_GPUH_DATA_STALL,         // waiting for the data loader
+    TS_GPUH_SYNC_WAIT,          // waiting for the slowest GPU at each synchronisation
     TS_GPUH_CHECKPOINT,         // checkpoint stalls
     TS_GPUH_REWORK,             // work lost to failures and redone
     TS_GPUH_RESTART,            // detect, reschedule, reload

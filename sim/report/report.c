@@ -252,6 +252,7 @@ cJSON *ts_report_run_json(const struct ts_run_output *r)
     add_num(t, "exposed_tp_cp_s", s->exposed_tp_s);
     add_num(t, "exposed_pp_s", s->exposed_pp_s);
     add_num(t, "exposed_dp_s", s->exposed_dp_s);
+    add_num(t, "sync_wait_s", it->sync_wait_s);
     add_num(t, "optimizer_s", s->optimizer_s);
     add_num(t, "tail_s", s->tail_s);
     add_num(t, "pipeline_s", s->pipeline_s);
@@ -509,11 +510,12 @@ void ts_report_run_table(const struct ts_run_output *r, struct ts_buf *o)
         row_s(o, "exposed TP/CP communication", s->exposed_tp_s, T);
         row_s(o, "waiting on pipeline transfers", s->exposed_pp_s, T);
         double idle = T - s->compute_s - s->exposed_tp_s - s->exposed_pp_s - s->exposed_dp_s -
-                      s->optimizer_s - s->tail_s;
+                      s->optimizer_s - s->tail_s - it->sync_wait_s;
         row_s(o, "pipeline bubble", idle > 1e-9 * T ? idle : 0.0, T);   // rounding is no bubble
         row_s(o, "exposed DP communication", s->exposed_dp_s, T);
         row_s(o, "optimizer step", s->optimizer_s, T);
         row_s(o, "end-of-step communication", s->tail_s, T);
+        row_s(o, "waiting for the slowest GPU", it->sync_wait_s, T);
     }
 
     const struct ts_memory *m = &it->memory;

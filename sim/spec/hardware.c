@@ -100,7 +100,7 @@ static int parse_curve(const struct ts_jnode *node, struct ts_gemm_curve *c, str
 static const char *const accel_keys[] = {
     "name", "peak_flops", "memory", "memory_bandwidth", "gemm_efficiency", "source",
     "memory_efficiency", "memory_reserved", "kernel_latency", "flash_attention", "sustained_compute",
-    "generation", "overlap_slowdown", "notes", NULL,
+    "generation", "overlap_slowdown", "notes", "step_time_cv", NULL,
 };
 static const char *const prec_keys[] = {"bf16", "fp16", "fp8", "fp32", NULL};
 static const char *const flash_keys[] = {"fwd", "bwd", NULL};
@@ -119,6 +119,9 @@ int ts_accel_parse(const struct ts_jnode *node, struct ts_accel *a, struct ts_er
         return rc;
     a->memory_efficiency = 0.8;
     a->sustained_compute = 1.0;
+    /* Default for files that do not say: the spread the catalogue derives from Sinha et al.
+     * (SC'22) for NVIDIA parts, an assumption for any other part (hardware/README.md). */
+    a->step_time_cv = 0.015;
     if ((rc = ts_jnode_get_quantity(node, "memory_efficiency", TS_OPTIONAL, TS_DIM_NUMBER, 0.01,
                                     1.0, &a->memory_efficiency, err)) ||
         (rc = ts_jnode_get_quantity(node, "memory_reserved", TS_OPTIONAL, TS_DIM_BYTES, 0.0,
@@ -127,6 +130,8 @@ int ts_accel_parse(const struct ts_jnode *node, struct ts_accel *a, struct ts_er
                                     &a->kernel_latency, err)) ||
         (rc = ts_jnode_get_quantity(node, "sustained_compute", TS_OPTIONAL, TS_DIM_NUMBER, 0.05, 1.0,
                                     &a->sustained_compute, err)) ||
+        (rc = ts_jnode_get_quantity(node, "step_time_cv", TS_OPTIONAL, TS_DIM_NUMBER, 0.0, 0.5,
+                                    &a->step_time_cv, err)) ||
         (rc = ts_jnode_get_string(node, "source", TS_OPTIONAL, a->source, sizeof a->source, err)))
         return rc;
 

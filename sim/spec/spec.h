@@ -30,7 +30,7 @@
 #include "util/util.h"
 
 #define TS_NAME_MAX 64
-#define TS_SOURCE_MAX 1536
+#define TS_SOURCE_MAX 3072
 
 /* ---------------------------------------------------------------- enums and their names */
 
@@ -236,6 +236,11 @@ struct ts_accel {
                                                 //   compute-bound kernels (GEMM, flash attention)
                                                 //   sustain inside a training step (power-capped
                                                 //   clocks, launch gaps); default 1
+    double step_time_cv;                        // coefficient of variation of one GPU's compute
+                                                //   time per iteration across GPUs of the part
+                                                //   (chip and power-management spread, jitter);
+                                                //   the job waits for its slowest GPU
+                                                //   (sim/step/scale.c); default 0.015 (assumed)
     struct ts_gemm_curve gemm[TS_PREC_COUNT];   // per precision; an absent one uses bf16's
     enum ts_generation generation;              // "generation" key; files without it are
                                                 //   "unknown" (flagged in run output): named

@@ -65,6 +65,25 @@ void ts_step_evaluate(const struct ts_job *job, enum ts_method method, struct ts
         out->bubble_fraction = (double)(p - 1) / v / (m + (double)(p - 1) / v);
     }
 
+    /* The job waits for its slowest GPU once per iteration (sim/step/scale.c): the critical
+     * stage's compute, stretched by the expected maximum of the GPUs' spread. The closed form
+     * takes the same compute from the plan: m microbatches through the busiest stage's chunks,
+     * without their exposed TP/CP communication. */
+    double compute_s = out->step.compute_s;
+    if (method != TS_METHOD_DISCRETE_EVENT) {
+        compute_s = 0.0;
+        for (int k = 0; k < s->plan.p; k++) {
+            double busy = 0.0;
+            for (int ch = 0; ch < s->plan.v; ch++) {
+                const struct ts_step_chunk *x = &s->plan.chunk[k * s->plan.v + ch];
+                busy += x->fwd_s - x->fwd_comm_s + x->bwd_s - x->bwd_comm_s;
+            }
+            compute_s = fmax(compute_s, s->plan.m * busy);
+        }
+    }
+    out->sync_wait_s = ts_step_sync_wait(compute_s, job->system.accel.step_time_cv, job->gpus);
+    out->iteration_s += out->sync_wait_s;
+
     /* A data loader slower than the step caps the iteration (sim/cost: ts_cost_loader_time). */
     if (job->has_cost) {
         double hosts, loader_s = ts_cost_loader_time(job, &hosts);

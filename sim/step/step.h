@@ -180,6 +180,18 @@ double ts_step_lower_bound(const struct ts_step_plan *plan);
 void ts_trace_init(struct ts_trace *t);
 void ts_trace_free(struct ts_trace *t);
 
+/* ---------------------------------------------------------------- effects of scale */
+
+/* E[max of n independent standard normal samples] (exact, by quadrature; 0 for n = 1):
+ * 0.5642 for 2, 1.5388 for 10, 2.5076 for 100, 3.2414 for 1000. Thread safe. */
+double ts_step_normal_max_mean(long n);
+
+/* Expected time per iteration that a synchronous job of `ranks` GPUs waits for its slowest
+ * GPU, when one GPU's compute time is compute_s (1 + cv Z), Z ~ N(0, 1) independent across
+ * GPUs: compute_s x cv x ts_step_normal_max_mean(ranks). The model and its source are in
+ * sim/step/scale.c. */
+double ts_step_sync_wait(double compute_s, double cv, long ranks);
+
 /* ---------------------------------------------------------------- evaluation of a job */
 
 enum ts_method { TS_METHOD_DISCRETE_EVENT, TS_METHOD_CLOSED_FORM, TS_METHOD_COUNT };
@@ -190,12 +202,16 @@ struct ts_iteration {
     bool feasible;                  // fits in memory
     char reason[256];               // why not, e.g. "stage 0 needs 93.1 GiB per GPU, 80 GiB available"
     enum ts_method method;
-    double iteration_s;             // seconds per iteration (incl. data_stall_s)
+    double iteration_s;             // seconds per iteration (incl. sync_wait_s, data_stall_s)
     double data_stall_s;            // seconds per iteration waiting for a data loader slower
                                     //   than the step (cost.data with fixed hosts:
                                     //   ts_cost_loader_time); 0 when the loader keeps up.
                                     //   iteration_s = max(step, loader); step.iteration_s and
                                     //   bubble_fraction stay the step's own
+    double sync_wait_s;             // seconds per iteration the job waits for its slowest GPU
+                                    //   (ts_step_sync_wait over all gpus, the accelerator's
+                                    //   step_time_cv); included in iteration_s, not in
+                                    //   step.iteration_s; 0 on one GPU or with cv 0
     double tokens_per_s;            // global_batch x seq_len / iteration_s
     double model_flops;             // per iteration, all GPUs
     double hardware_flops;          // per iteration, all GPUs (with recomputation)
