@@ -47,6 +47,7 @@ static void usage(FILE *f)
 
 int main(int argc, char **argv)
 {
+    ts_gsl_errors_install();    /* GSL must never abort the process: its errors become ours */
     if (argc < 2) {
         usage(stderr);
         return TS_ERR_INPUT;

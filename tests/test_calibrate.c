@@ -1,9 +1,9 @@
 /*
  * Tests of the calibrate module: the fit of trainsim's GEMM model to measurements (pure, on
  * synthetic data generated from that model), the accelerator and system files it writes,
- * the layer's GEMM list against the compute module, and two short real runs on this host:
- * a calibration with a small budget, and a small layer's GEMMs executed with BLAS against
- * trainsim's prediction on that calibration (held out: the layer's shapes are not in it).
+ * the layer's GEMM list against the compute module, and short real runs on this host (a
+ * calibration with a small budget, its files loaded back and run, a small layer's GEMMs
+ * executed with BLAS) that check only what does not depend on the host's speed or load.
  */
 #include "test_helpers.h"
 
@@ -11,6 +11,7 @@
 
 #include "calibrate/calibrate.h"
 #include "compute/compute.h"
+#include "step/step.h"
 
 /* ---------------------------------------------------------------- synthetic host */
 
@@ -185,6 +186,125 @@ static void fit_should_reject_no_points_and_nonpositive_times(void **state)
     syn_point(&p[0], "square", 64, 64, 64, false);
     assert_input_error(ts_calibrate_fit(p, 1, 0.0, SYN_LAT, &peak, &c, &err), &err,
                        "positive bandwidth");
+}
+
+/* A timing table in which one shape ran slow (a burst of other work during all its samples):
+ * the fit gives that point, and only that point, the efficiency its time implies. This is the
+ * host-independent version of "a bin of the measured curve dips": the dip is in the data, the
+ * fit neither hides it nor lets it spill into the neighbouring bins. */
+static void fit_should_keep_a_slow_shape_in_its_own_bin(void **state)
+{
+    (void)state;
+    struct ts_calibrate_point p[16];
+    int n = syn_points(p);
+    p[1].seconds *= 10.0;                   /* 128^3, the bin of the reported flake */
+    double peak;
+    struct ts_gemm_curve c;
+    struct ts_err err;
+    assert_int_equal(ts_calibrate_fit(p, n, SYN_BW, SYN_LAT, &peak, &c, &err), TS_OK);
+    assert_close(peak, SYN_PEAK * syn_eff(p[5].flops), 1e-12, 0);
+    /* Hand-computed: main-loop time = 10 t - out / B - L, efficiency = rate / peak. */
+    const struct ts_calibrate_gemm *g = &p[1].gemm;
+    double out = 4.0 * g->m * (double)g->n;
+    double main_s = fmax(p[1].seconds - out / SYN_BW - SYN_LAT, 0.5 * p[1].seconds);
+    assert_close(p[1].efficiency, p[1].flops / main_s / peak, 1e-12, 0);
+    assert_close(c.efficiency[1], p[1].efficiency, 1e-12, 0);     /* a dip, kept */
+    assert_true(c.efficiency[1] < c.efficiency[0] && c.efficiency[1] < c.efficiency[2]);
+    /* Every other bin is what it is without the slow shape. */
+    assert_int_equal(c.n, 6);
+    for (int i = 0; i < c.n; i++)   /* bin i holds square i (bin 2: the median of three) */
+        if (i != 1)
+            assert_close(c.efficiency[i], syn_eff(p[i].flops) / syn_eff(p[5].flops), 1e-12, 0);
+}
+
+/* Steffen's interpolant (spec/curve.c) never overshoots: points that rise give a curve that
+ * rises everywhere between them and stays within their range. */
+static void fitted_curve_should_rise_between_rising_points(void **state)
+{
+    (void)state;
+    struct ts_calibrate_point p[16];
+    int n = syn_points(p);
+    double peak;
+    struct ts_gemm_curve c;
+    struct ts_err err;
+    assert_int_equal(ts_calibrate_fit(p, n, SYN_BW, SYN_LAT, &peak, &c, &err), TS_OK);
+    double lo = log10(c.flops[0]), hi = log10(c.flops[c.n - 1]), prev = 0.0;
+    for (int i = 0; i <= 2000; i++) {
+        double e = ts_gemm_curve_eval(&c, pow(10.0, lo + (hi - lo) * i / 2000.0));
+        assert_true(e >= prev - 1e-15);
+        assert_true(e >= c.efficiency[0] - 1e-12 && e <= c.efficiency[c.n - 1] + 1e-12);
+        prev = e;
+    }
+}
+
+/* xorshift64*: the noisy tables below are the same on every machine. */
+static double syn_uniform(uint64_t *s)
+{
+    *s ^= *s >> 12;
+    *s ^= *s << 25;
+    *s ^= *s >> 27;
+    return (double)((*s * 2685821657736338717ULL) >> 11) / 9007199254740992.0;
+}
+
+/* Whatever timings a busy host produces (each shape off by up to 20x either way, shapes
+ * missing), the fit gives a valid curve: efficiencies in (0, 1], strictly increasing FLOPs,
+ * the best point at 1, an interpolant that stays in (0, 1], and a peak no lower than the
+ * best raw rate. */
+static void fit_of_noisy_timings_should_always_give_a_valid_curve(void **state)
+{
+    (void)state;
+    uint64_t seed = 0x9e3779b97f4a7c15ULL;
+    struct ts_calibrate_gemm grid[TS_CALIBRATE_POINTS_MAX];
+    int n_grid = 0;
+    for (int d = 64; d <= 4096; d = d * 3 / 2 / 16 * 16) {     /* 64, 96, 144, ... 3840 */
+        memset(&grid[n_grid], 0, sizeof grid[n_grid]);
+        grid[n_grid].m = grid[n_grid].n = grid[n_grid].k = d;
+        n_grid++;
+    }
+    for (int i = 0; i < 6; i++) {                               /* skinny: 4096 x 4096 x 64.. */
+        memset(&grid[n_grid], 0, sizeof grid[n_grid]);
+        grid[n_grid].m = i % 3 == 0 ? 64 << (i / 3 * 2) : 4096;
+        grid[n_grid].n = i % 3 == 1 ? 64 << (i / 3 * 2) : 4096;
+        grid[n_grid].k = i % 3 == 2 ? 64 << (i / 3 * 2) : 4096;
+        n_grid++;
+    }
+    for (int trial = 0; trial < 500; trial++) {
+        struct ts_calibrate_point p[TS_CALIBRATE_POINTS_MAX];
+        int n = 0;
+        double best_raw = 0.0;
+        for (int i = 0; i < n_grid; i++) {
+            if (syn_uniform(&seed) < 0.3 && !(n == 0 && i == n_grid - 1))
+                continue;                   /* skipped for lack of time (one shape at least) */
+            const struct ts_calibrate_gemm *g = &grid[i];
+            syn_point(&p[n], "noisy", g->m, g->n, g->k, syn_uniform(&seed) < 0.2);
+            p[n].seconds *= pow(20.0, 2.0 * syn_uniform(&seed) - 1.0);
+            p[n].flops_per_s = p[n].flops / p[n].seconds;
+            best_raw = fmax(best_raw, p[n].flops_per_s);
+            n++;
+        }
+        double peak;
+        struct ts_gemm_curve c;
+        struct ts_err err;
+        int rc = ts_calibrate_fit(p, n, SYN_BW, SYN_LAT, &peak, &c, &err);
+        if (rc)
+            print_error("trial %d: %s\n", trial, err.msg);
+        assert_int_equal(rc, TS_OK);
+        assert_true(isfinite(peak) && peak >= best_raw);
+        double top = 0.0;
+        for (int i = 0; i < c.n; i++) {
+            assert_true(c.efficiency[i] > 0 && c.efficiency[i] <= 1.0);
+            if (i > 0)
+                assert_true(c.flops[i] > c.flops[i - 1]);
+        }
+        for (int i = 0; i < n; i++)
+            top = fmax(top, p[i].efficiency);
+        assert_close(top, 1.0, 1e-15, 0);
+        for (int i = 0; i <= 100; i++) {
+            double e = ts_gemm_curve_eval(&c, c.flops[0] * pow(c.flops[c.n - 1] / c.flops[0],
+                                                                i / 100.0));
+            assert_true(isfinite(e) && e > 0 && e <= 1.0 + 1e-12);
+        }
+    }
 }
 
 /* ---------------------------------------------------------------- files */
@@ -411,53 +531,67 @@ static void layer_check_should_reject_a_tp_that_does_not_divide_heads(void **sta
 
 /* ---------------------------------------------------------------- real runs on this host */
 
+/* What a real measurement gives depends on the host and on what else it runs, so these tests
+ * assert only what cannot vary: the numbers are finite and positive, the curve is valid, the
+ * files load back and `run` accepts them. How well the measured times match the predictions
+ * is an experiment (experiments/host-calibration), not a pass/fail check. */
+
 static struct ts_calibrate_result *timed_result;
 
-/* One short calibration shared by the timed tests: generic grid up to 512, 2 s. */
+/* One short calibration shared by the tests below: grid up to 256, small STREAM arrays, 1 s. */
 static struct ts_calibrate_result *timed_calibration(void)
 {
     if (timed_result)
         return timed_result;
-    struct ts_calibrate_result *r;
     struct ts_calibrate_options o;
     ts_calibrate_options_default(&o);
-    o.seconds = 2.0;
-    o.max_dim = 512;
-    o.stream_array_bytes = 32.0 * 1024 * 1024;
+    o.seconds = 1.0;
+    o.max_dim = 256;
+    o.stream_array_bytes = 8.0 * 1024 * 1024;
     o.progress = getenv("TS_TEST_VERBOSE") ? stderr : NULL;
-    r = timed_result = ts_xcalloc(1, sizeof *r);
+    struct ts_calibrate_result *r = timed_result = ts_xcalloc(1, sizeof *r);
     struct ts_err err;
-    double t0 = ts_time_now();
-    /* Other work on the host (a parallel build) slows some shapes and not others: measure
-     * again, up to three times, while this process did not get its cores. */
-    for (int attempt = 0; attempt < 3; attempt++) {
-        int rc = ts_calibrate_measure(&o, r, &err);
-        if (rc)
-            print_error("%s\n", err.msg);
-        assert_int_equal(rc, TS_OK);
-        if (r->cpu_share >= TS_CALIBRATE_BUSY_SHARE)
-            break;
-        print_message("  host busy (CPU share %.2f): calibrating again\n", r->cpu_share);
-    }
-    print_message("  calibration: %d shapes in %.2f s, peak %.4g GFLOP/s, triad %.4g GB/s, "
-                  "latency %.3g us\n", r->n_points, ts_time_now() - t0, r->peak_flops / 1e9,
-                  r->triad_bytes_per_s / 1e9, r->kernel_latency_s * 1e6);
+    int rc = ts_calibrate_measure(&o, r, &err);
+    if (rc)
+        print_error("%s\n", err.msg);
+    assert_int_equal(rc, TS_OK);
+    print_message("  calibration: %d shapes (%d skipped), peak %.4g GFLOP/s, triad %.4g GB/s, "
+                  "latency %.3g us, CPU share %.2f\n", r->n_points, r->skipped,
+                  r->peak_flops / 1e9, r->triad_bytes_per_s / 1e9, r->kernel_latency_s * 1e6,
+                  r->cpu_share);
     return r;
 }
 
-static void short_calibration_should_give_a_valid_rising_curve(void **state)
+static bool finite_positive(double v)
+{
+    return isfinite(v) && v > 0;
+}
+
+static void real_measurement_should_give_finite_positive_numbers_and_a_valid_curve(void **state)
 {
     (void)state;
     const struct ts_calibrate_result *r = timed_calibration();
-    assert_true(r->n_points >= 5);
-    assert_true(r->elapsed_s < 6.0);
-    assert_true(r->peak_flops > 1e8 && r->peak_flops < 1e15);
-    assert_true(r->best_flops_per_s <= r->peak_flops * 1.0000001);
-    assert_true(r->triad_bytes_per_s > 1e8 && r->copy_bytes_per_s > 1e8);
-    assert_true(r->kernel_latency_s > 0 && r->kernel_latency_s < 1e-3);
-    assert_true(r->memory_bytes > 1e8);
+    /* The first (smallest) shape is always measured, whatever the budget left. */
+    assert_true(r->n_points >= 1 && r->n_points + r->skipped == 5);
+    assert_int_equal(r->points[0].gemm.m, 64);
+    for (int i = 0; i < r->n_points; i++) {
+        const struct ts_calibrate_point *p = &r->points[i];
+        assert_true(p->samples >= 1 && p->samples <= 9);
+        assert_close(p->flops, ts_calibrate_gemm_flops(&p->gemm), 0, 0);
+        assert_true(finite_positive(p->seconds) && finite_positive(p->flops_per_s));
+        assert_true(p->efficiency > 0 && p->efficiency <= 1.0);
+    }
+    assert_true(finite_positive(r->peak_flops) && finite_positive(r->best_flops_per_s));
+    /* The fit's main-loop time is at most the measured time: the peak is no lower than the
+     * best raw rate. */
+    assert_true(r->best_flops_per_s <= r->peak_flops * (1 + 1e-12));
+    assert_true(finite_positive(r->triad_bytes_per_s) && finite_positive(r->copy_bytes_per_s));
+    assert_true(finite_positive(r->kernel_latency_s) && finite_positive(r->memory_bytes));
+    assert_true(finite_positive(r->elapsed_s));
+    assert_true(isfinite(r->cpu_share) && r->cpu_share >= 0);
+    assert_true(r->threads >= 1);
     const struct ts_gemm_curve *c = &r->curve;
-    assert_true(c->n >= 3);
+    assert_true(c->n >= 1 && c->n <= r->n_points);
     for (int i = 0; i < c->n; i++) {
         print_message("  curve %2d: %10.4g FLOPs  efficiency %.3f\n", i, c->flops[i],
                       c->efficiency[i]);
@@ -465,36 +599,66 @@ static void short_calibration_should_give_a_valid_rising_curve(void **state)
         if (i > 0)
             assert_true(c->flops[i] > c->flops[i - 1]);
     }
-    /* Monotone-ish: the largest GEMMs run at a good fraction of the best rate, and no bin
-     * dips far below the bins before it. A CPU's curve is nearly flat above ~64^3 (its
-     * "kernel launch" is a function call), so timing noise and cache steps decide the order
-     * of neighbouring bins; only wild swings would mean a broken measurement. */
-    if (r->cpu_share >= TS_CALIBRATE_BUSY_SHARE) {
-        assert_true(c->efficiency[c->n - 1] >= 0.3);
-        double best = c->efficiency[0];
-        for (int i = 1; i < c->n; i++) {
-            assert_true(c->efficiency[i] > 0.2 * best);
-            best = fmax(best, c->efficiency[i]);
-        }
-    } else {
-        /* While other work held the cores, each shape got a different slice of them: the
-         * curve's shape says nothing about the host, only its validity is judged. */
-        print_message("  host stayed busy (CPU share %.2f): curve shape not judged\n",
-                      r->cpu_share);
-    }
-    /* It writes a file that loads. */
-    cJSON *doc = ts_calibrate_accel_json(r, "host-test");
-    struct ts_jnode root = ts_jnode_root(doc, "host.json");
-    struct ts_accel a;
+}
+
+static void measured_files_should_load_back_and_run_a_job(void **state)
+{
+    (void)state;
+    const struct ts_calibrate_result *r = timed_calibration();
+    char dir[64], apath[128], spath[128], jpath[128];
+    temp_dir(dir, sizeof dir);
+    snprintf(apath, sizeof apath, "%s/host.json", dir);
+    snprintf(spath, sizeof spath, "%s/host-system.json", dir);
+    snprintf(jpath, sizeof jpath, "%s/job.json", dir);
     struct ts_err err;
-    int rc = ts_accel_parse(&root, &a, &err);
+    cJSON *acc = ts_calibrate_accel_json(r, "host-test");
+    assert_int_equal(ts_calibrate_json_write(acc, apath, &err), TS_OK);
+    cJSON *sys = ts_calibrate_system_json("host-test-node", "host.json", acc,
+                                          r->triad_bytes_per_s);
+    assert_int_equal(ts_calibrate_json_write(sys, spath, &err), TS_OK);
+    cJSON_Delete(sys);
+    cJSON_Delete(acc);
+
+    /* The accelerator reads back as measured (to the file's 4 digits). */
+    struct ts_accel a;
+    int rc = ts_accel_load(apath, &a, &err);
+    if (rc)
+        print_error("%s\n", err.msg);
+    assert_int_equal(rc, TS_OK);
+    assert_close(a.peak_flops[TS_PREC_FP32], r->peak_flops, 5e-4, 0);
+    assert_close(a.memory_bandwidth, r->triad_bytes_per_s, 5e-4, 0);
+    assert_int_equal(a.gemm[TS_PREC_FP32].n, r->curve.n);
+
+    /* A job file naming the system file, loaded as `trainsim run` loads it, evaluates to a
+     * feasible iteration with finite positive times. */
+    char job_text[1200];
+    job_json(job_text, sizeof job_text, spath, "fp32");
+    FILE *f = fopen(jpath, "w");
+    assert_non_null(f);
+    fputs(job_text, f);
+    fclose(f);
+    cJSON *doc;
+    assert_int_equal(ts_json_load(jpath, &doc, &err), TS_OK);
+    struct ts_jnode root = ts_jnode_root(doc, jpath);
+    struct ts_job *job = ts_xcalloc(1, sizeof *job);
+    rc = ts_job_parse(&root, NULL, job, &err);
     if (rc)
         print_error("%s\n", err.msg);
     assert_int_equal(rc, TS_OK);
     cJSON_Delete(doc);
+    struct ts_eval_scratch scratch;
+    assert_int_equal(ts_eval_scratch_init(&scratch), 0);
+    struct ts_iteration it;
+    ts_step_evaluate(job, TS_METHOD_DISCRETE_EVENT, &scratch, &it, NULL, NULL);
+    assert_true(it.feasible);
+    assert_true(finite_positive(it.iteration_s) && finite_positive(it.tokens_per_s));
+    assert_true(it.mfu > 0 && it.mfu <= 1.0);
+    ts_eval_scratch_free(&scratch);
+    free(job);
+    remove_files(dir, (const char *const[]){"host.json", "host-system.json", "job.json", NULL});
 }
 
-static void small_layer_gemms_measured_and_predicted_should_agree(void **state)
+static void layer_measurement_should_give_finite_positive_times(void **state)
 {
     (void)state;
     const struct ts_calibrate_result *r = timed_calibration();
@@ -505,36 +669,27 @@ static void small_layer_gemms_measured_and_predicted_should_agree(void **state)
     assert_int_equal(ts_accel_parse(&root, &a, &err), TS_OK);
     cJSON_Delete(doc);
 
-    struct ts_model m = small_model(512, 8, 8, TS_FFN_GELU, 256);
+    struct ts_model m = small_model(256, 4, 4, TS_FFN_GELU, 128);
     struct ts_calibrate_layer *L = ts_xcalloc(1, sizeof *L);
     assert_int_equal(ts_calibrate_layer_init(L, &m, 1, 1, 0, &err), TS_OK);
     assert_int_equal(ts_calibrate_layer_predict(L, &a, &err), TS_OK);
-    for (int attempt = 0; attempt < 3; attempt++) {
-        assert_int_equal(ts_calibrate_layer_measure(L, 0, 1.0, &err), TS_OK);
-        if (L->cpu_share >= TS_CALIBRATE_BUSY_SHARE)
-            break;
-        print_message("  host busy (CPU share %.2f): measuring again\n", L->cpu_share);
+    assert_int_equal(ts_calibrate_layer_measure(L, 0, 0.5, &err), TS_OK);
+    assert_true(L->samples >= 1 && L->samples <= 7);
+    double sum_median = 0.0;
+    for (int i = 0; i < L->n; i++) {
+        assert_true(finite_positive(L->measured_s[i]) && finite_positive(L->predicted_s[i]));
+        sum_median += L->measured_s[i];
     }
-    assert_true(L->samples >= 1);
-    for (int i = 0; i < L->n; i++)
-        print_message("  %-10s %4d x %4d x %4d  measured %8.3f ms  predicted %8.3f ms  (%.2f)\n",
-                      L->gemm[i].label, L->gemm[i].m, L->gemm[i].n, L->gemm[i].k,
-                      L->measured_s[i] * 1e3, L->predicted_s[i] * 1e3,
-                      L->predicted_s[i] / L->measured_s[i]);
-    double ratio = L->predicted_total_s / L->measured_total_s;
-    print_message("  layer (%.3g GFLOP, %d passes): measured %.3f ms, predicted %.3f ms, "
-                  "predicted/measured %.3f (error %+.1f%%)\n", L->flops / 1e9, L->samples,
-                  L->measured_total_s * 1e3, L->predicted_total_s * 1e3, ratio,
-                  100.0 * (ratio - 1.0));
-    double layer_share = L->cpu_share;
+    assert_true(finite_positive(L->measured_total_s) && finite_positive(L->predicted_total_s));
+    /* With one pass the total is exactly the sum of the GEMMs; with more, the medians of the
+     * parts and of the whole need not agree, but each is a time of this same work. */
+    if (L->samples == 1)
+        assert_close(L->measured_total_s, sum_median, 1e-9, 0);
+    assert_true(isfinite(L->cpu_share) && L->cpu_share >= 0);
+    print_message("  layer (%.3g GFLOP, %d passes): measured %.3f ms, predicted %.3f ms\n",
+                  L->flops / 1e9, L->samples, L->measured_total_s * 1e3,
+                  L->predicted_total_s * 1e3);
     free(L);
-    if (r->cpu_share < TS_CALIBRATE_BUSY_SHARE || layer_share < TS_CALIBRATE_BUSY_SHARE) {
-        /* Timings taken while other work had the cores compare nothing. */
-        print_message("  host stayed busy (CPU share %.2f calibrating, %.2f measuring): not "
-                      "judged\n", r->cpu_share, layer_share);
-        skip();
-    }
-    assert_true(ratio >= 0.5 && ratio <= 2.0);
 }
 
 int main(void)
@@ -543,13 +698,17 @@ int main(void)
         cmocka_unit_test(fit_should_give_each_point_the_efficiency_that_reproduces_its_time),
         cmocka_unit_test(fit_should_bin_points_per_quarter_decade_with_the_median_efficiency),
         cmocka_unit_test(fit_should_reject_no_points_and_nonpositive_times),
+        cmocka_unit_test(fit_should_keep_a_slow_shape_in_its_own_bin),
+        cmocka_unit_test(fitted_curve_should_rise_between_rising_points),
+        cmocka_unit_test(fit_of_noisy_timings_should_always_give_a_valid_curve),
         cmocka_unit_test(written_accelerator_file_should_load_with_the_measured_values),
         cmocka_unit_test(reloaded_file_should_predict_the_measured_times_back),
         cmocka_unit_test(system_file_should_load_and_run_a_fp32_job_on_the_host),
         cmocka_unit_test(layer_gemms_should_be_the_compute_modules_gemms),
         cmocka_unit_test(layer_check_should_reject_a_tp_that_does_not_divide_heads),
-        cmocka_unit_test(short_calibration_should_give_a_valid_rising_curve),
-        cmocka_unit_test(small_layer_gemms_measured_and_predicted_should_agree),
+        cmocka_unit_test(real_measurement_should_give_finite_positive_numbers_and_a_valid_curve),
+        cmocka_unit_test(measured_files_should_load_back_and_run_a_job),
+        cmocka_unit_test(layer_measurement_should_give_finite_positive_times),
     };
     int failed = cmocka_run_group_tests(tests, NULL, NULL);
     free(timed_result);

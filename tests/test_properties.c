@@ -16,7 +16,9 @@
  */
 #include "test_helpers.h"
 
+#include <ctype.h>
 #include <dirent.h>
+#include <strings.h>
 #include <stdbool.h>
 
 #include "cost/cost.h"
@@ -561,6 +563,148 @@ static void zero_prices_give_a_finite_bill_or_say_what_is_missing(void **state)
     assert_input_error(rc, &err, "gpu_hour.on_demand");
 }
 
+/* ---------------------------------------------------------------- extreme reliability */
+
+/* A value log-uniform over [lo, hi], or, one time in twenty, one of the values that break
+ * naive arithmetic: zero, a denormal, the largest double, infinity, NaN. */
+static double wild(double lo, double hi)
+{
+    static const double odd[] = {0.0, 4.9e-324, 1e-320, 1.7976931348623157e308};
+    int k = pick(40);
+    if (k == 0)
+        return odd[pick((int)TS_ARRAY_LEN(odd))];
+    if (k == 1)
+        return pick(2) ? INFINITY : NAN;
+    return lo * pow(hi / lo, uniform());
+}
+
+/* Whether text holds "inf" or "nan" as a word (any case), as a reader would see it. */
+static bool has_nonfinite_word(const char *text)
+{
+    for (const char *p = text; *p; p++) {
+        if (p > text && (isalnum((unsigned char)p[-1]) || p[-1] == '_'))
+            continue;
+        static const char *const words[] = {"inf", "nan", "infinity"};
+        for (size_t w = 0; w < TS_ARRAY_LEN(words); w++) {
+            size_t n = strlen(words[w]);
+            if (strncasecmp(p, words[w], n) == 0 && !isalnum((unsigned char)p[n]) && p[n] != '_')
+                return true;
+        }
+    }
+    return false;
+}
+
+/* Run inputs filled directly (as a caller of the library may), every reliability and
+ * checkpoint quantity drawn far beyond the parser's ranges: the run model returns finite
+ * numbers or an input error that names a reliability key (or says the job cannot finish),
+ * never an assertion, a GSL abort, a NaN or a message with "inf" in it; the estimate, the
+ * simulation and the reports agree on that. */
+static void extreme_reliability_values_give_finite_answers_or_name_the_key(void **state)
+{
+    (void)state;
+    int cases = ts_test_under_valgrind() ? 40 : 400, ok = 0, refused = 0, simulated = 0;
+    for (int c = 0; c < cases; c++) {
+        struct ts_run_input in;
+        memset(&in, 0, sizeof in);
+        in.iteration_s = wild(1e-3, 1e3);
+        in.iterations = wild(1, 1e9);
+        in.nodes = 1 + pick(64);
+        in.gpus_per_node = 8;
+        in.gpus = in.nodes * 8;
+        in.dp = in.gpus;
+        in.checkpoint_bytes = wild(1, 1e18);
+        struct ts_reliability *r = &in.rel;
+        ts_reliability_defaults(r);
+        r->n_failures = pick(4);
+        for (int i = 0; i < r->n_failures; i++) {
+            struct ts_failure_process *f = &r->failures[i];
+            f->component = (enum ts_component)pick(TS_COMP_COUNT);
+            f->mtbf_s = wild(1e-3, 1e13);
+            f->distribution = pick(3) == 0 ? TS_DIST_WEIBULL : TS_DIST_EXPONENTIAL;
+            f->shape = f->distribution == TS_DIST_WEIBULL ? wild(1e-4, 1e4) : 1.0;
+        }
+        struct ts_checkpoint *k = &r->checkpoint;
+        k->mode = pick(2) ? TS_CKPT_SYNC : TS_CKPT_ASYNC;
+        k->write_bandwidth = pick(2) ? wild(1e-3, 1e18) : 0.0;
+        k->read_bandwidth = pick(2) ? wild(1e-3, 1e18) : 0.0;
+        k->node_write_bandwidth = wild(1e-3, 1e18);
+        k->node_read_bandwidth = wild(1e-3, 1e18);
+        k->snapshot_bandwidth = wild(1e-3, 1e18);
+        if (pick(3) == 0) {
+            k->interval_auto = false;
+            k->interval_s = wild(1e-3, 1e12);
+        }
+        r->restart_overhead_s = wild(1e-3, 1e12);
+        r->repair_time_s = pick(2) ? wild(1e-3, 1e12) : 0.0;
+        r->spares = pick(3) == 0 ? pick(1000000) : 0;
+        r->elastic = pick(4) == 0;
+        if (pick(3) == 0) {
+            r->spot.enabled = true;
+            r->spot.preemption_mtbf_s = wild(1e-3, 1e15);
+            r->spot.notice_s = wild(1e-3, 1e12);
+            r->spot.reacquire_s = wild(1e-3, 1e12);
+        }
+        r->replications = 3;
+
+        struct ts_run_result est, sim;
+        struct ts_err err;
+        ts_err_clear(&err);
+        int rc = ts_run_estimate(&in, &est, &err);
+        if (rc != TS_OK) {
+            assert_int_equal(rc, TS_ERR_INPUT);
+            if (has_nonfinite_word(err.msg) ||
+                !(strncmp(err.msg, "reliability", 11) == 0 || strncmp(err.msg, "run:", 4) == 0)) {
+                print_error("case %d: %s\n", c, err.msg);
+                fail();
+            }
+            refused++;
+            continue;
+        }
+        ok++;
+        double v[] = {est.mean_s, est.goodput, est.failures_mean, est.preemptions_mean,
+                      est.rework_gpu_h, est.restart_gpu_h, est.checkpoint_gpu_h,
+                      est.repair_wait_gpu_h, est.spare_gpu_h, est.params.checkpoint_write_s,
+                      est.params.restart_s, est.params.checkpoint_interval_s};
+        for (size_t i = 0; i < TS_ARRAY_LEN(v); i++)
+            assert_finite(v[i]);
+        /* Simulate the quick ones: few interruptions expected, no Weibull storms. */
+        bool quick = est.failures_mean + est.preemptions_mean < 200;
+        for (int i = 0; i < r->n_failures; i++)
+            quick &= r->failures[i].distribution == TS_DIST_EXPONENTIAL ||
+                     r->failures[i].shape >= 0.7;
+        if (!quick)
+            continue;
+        rc = ts_run_simulate(&in, &sim, NULL, NULL, &err);
+        if (rc != TS_OK) {
+            assert_int_equal(rc, TS_ERR_INPUT);
+            assert_false(has_nonfinite_word(err.msg));
+            continue;
+        }
+        simulated++;
+        assert_finite(sim.mean_s);
+        assert_finite(sim.p99_s);
+        assert_finite(sim.daly_mean_s);
+        assert_true(sim.goodput > 0 && sim.goodput <= 1 + 1e-12);
+    }
+    print_message("%d extreme reliability inputs: %d estimated (%d simulated), %d refused\n",
+                  cases, ok, simulated, refused);
+    assert_int_equal(ok + refused, cases);
+    assert_true(ok > 0 && refused > 0 && simulated > 0);
+}
+
+/* The words a reader sees for quantities that are not finite. */
+static void nonfinite_quantities_print_as_words(void **state)
+{
+    (void)state;
+    char buf[64];
+    assert_string_equal(ts_quantity_format(INFINITY, TS_DIM_SECONDS, buf, sizeof buf), "unbounded");
+    assert_string_equal(ts_quantity_format(NAN, TS_DIM_BYTES, buf, sizeof buf), "undefined");
+    assert_string_equal(ts_report_format_usd(INFINITY, buf, sizeof buf), "not priced");
+    assert_false(has_nonfinite_word("unbounded, undefined, infant, nanosecond, info"));
+    assert_true(has_nonfinite_word("closest finishes in inf d"));
+    assert_true(has_nonfinite_word("cost: $NaN"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -571,6 +715,8 @@ int main(void)
         cmocka_unit_test(sequence_lengths_from_128_to_a_million_give_finite_results),
         cmocka_unit_test(failure_rates_from_zero_to_one_per_minute_finish_or_say_why),
         cmocka_unit_test(zero_prices_give_a_finite_bill_or_say_what_is_missing),
+        cmocka_unit_test(extreme_reliability_values_give_finite_answers_or_name_the_key),
+        cmocka_unit_test(nonfinite_quantities_print_as_words),
     };
     return cmocka_run_group_tests(tests, setup, NULL);
 }

@@ -346,6 +346,58 @@ static void bad_restart_spares_repair_elastic_and_monte_carlo_values_are_rejecte
     assert_rejected("{\"seed\": 1e17}", "test.json: reliability.seed:");
 }
 
+/* In-range syntax, out-of-range physics: values that are valid numbers but would underflow
+ * or overflow the run model's arithmetic are rejected with their valid range. */
+static void extreme_values_are_rejected_with_their_valid_range(void **state)
+{
+    (void)state;
+    assert_rejected("{\"failures\": [{\"component\": \"gpu\", \"mtbf\": \"1e-320 s\"}]}",
+                    "test.json: reliability.failures[0].mtbf: \"1e-320 s\" is out of range "
+                    "(allowed 1 s to ");
+    assert_rejected("{\"failures\": [{\"component\": \"node\", \"mtbf\": 0.5}]}",
+                    "test.json: reliability.failures[0].mtbf: 0.5 is out of range "
+                    "(allowed 1 s to ");
+    assert_rejected("{\"failures\": [{\"component\": \"gpu\", \"mtbf\": 1e300}]}",
+                    "test.json: reliability.failures[0].mtbf: 1e+300 is out of range");
+    assert_rejected("{\"failures\": [{\"component\": \"gpu\", \"mtbf\": 1e8, \"distribution\": "
+                    "\"weibull\", \"shape\": 0.005}]}",
+                    "test.json: reliability.failures[0].shape: 0.005 is out of range (allowed 0.1 "
+                    "to 1000)");
+    assert_rejected("{\"failures\": [{\"component\": \"gpu\", \"mtbf\": 1e8, \"distribution\": "
+                    "\"weibull\", \"shape\": 1e-320}]}",
+                    "test.json: reliability.failures[0].shape: ");
+    assert_rejected("{\"checkpoint\": {\"size\": 0.5}}",
+                    "test.json: reliability.checkpoint.size: 0.5 is out of range (allowed 1 B to ");
+    assert_rejected("{\"checkpoint\": {\"write_bandwidth\": 1e-320}}",
+                    "test.json: reliability.checkpoint.write_bandwidth: ");
+    assert_rejected("{\"checkpoint\": {\"node_read_bandwidth\": 0.001}}",
+                    "test.json: reliability.checkpoint.node_read_bandwidth: 0.001 is out of range "
+                    "(allowed 0 for no limit, or 1 B/s to 10 PB/s)");
+    assert_rejected("{\"checkpoint\": {\"mode\": \"async\", \"snapshot_bandwidth\": 1e-300}}",
+                    "test.json: reliability.checkpoint.snapshot_bandwidth: 1e-300 is out of range "
+                    "(allowed 1 B/s to 10 PB/s)");
+    assert_rejected("{\"spot\": {\"preemption_mtbf\": \"1e-320 s\"}}",
+                    "test.json: reliability.spot.preemption_mtbf: \"1e-320 s\" is out of range");
+    assert_rejected("{\"restart_overhead\": 1e10}",
+                    "test.json: reliability.restart_overhead: 10000000000 is out of range "
+                    "(allowed 0 s to ");
+    /* The ends of the ranges are accepted. */
+    struct ts_reliability r;
+    struct ts_err err;
+    assert_int_equal(parse_rel("{\"failures\": [{\"component\": \"gpu\", \"mtbf\": \"1 s\", "
+                               "\"distribution\": \"weibull\", \"shape\": 0.1}, {\"component\": "
+                               "\"job\", \"mtbf\": 1e13, \"distribution\": \"weibull\", \"shape\": "
+                               "1000}], \"checkpoint\": {\"size\": 1, \"write_bandwidth\": 1, "
+                               "\"snapshot_bandwidth\": 1e16}, \"restart_overhead\": 1e9, "
+                               "\"spot\": {\"preemption_mtbf\": 1, \"notice\": 1e9}}", &r, &err),
+                     TS_OK);
+    assert_close(r.failures[0].mtbf_s, 1.0, 0, 0);
+    assert_close(r.failures[0].shape, 0.1, 0, 0);
+    assert_close(r.failures[1].shape, 1000.0, 0, 0);
+    assert_close(r.checkpoint.size_bytes, 1.0, 0, 0);
+    assert_close(r.checkpoint.write_bandwidth, 1.0, 0, 0);
+}
+
 static void spot_needs_a_positive_preemption_mtbf(void **state)
 {
     (void)state;
@@ -381,6 +433,7 @@ int main(void)
         cmocka_unit_test(checkpoint_interval_that_is_not_auto_or_a_positive_duration_is_rejected),
         cmocka_unit_test(checkpoint_bad_mode_size_bandwidths_and_keep_are_rejected),
         cmocka_unit_test(bad_restart_spares_repair_elastic_and_monte_carlo_values_are_rejected),
+        cmocka_unit_test(extreme_values_are_rejected_with_their_valid_range),
         cmocka_unit_test(spot_needs_a_positive_preemption_mtbf),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

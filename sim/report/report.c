@@ -57,6 +57,9 @@ static void run_json(cJSON *o, const struct ts_run_result *run)
     add_num(o, "checkpoint_write_s", run->params.checkpoint_write_s);
     add_num(o, "restart_s", run->params.restart_s);
     add_num(o, "job_mtbf_s", run->params.job_mtbf_s);
+    if (!isfinite(run->params.job_mtbf_s))     /* null above: say why */
+        cJSON_AddStringToObject(o, "job_mtbf_note", "nothing interrupts the job: no failure or "
+                                "preemption process");
     add_num(o, "daly_expected_time_to_train_s", run->daly_mean_s);
     add_num(o, "replications", run->replications);
     cJSON *lost = cJSON_CreateObject();
@@ -390,6 +393,10 @@ static void row_s(struct ts_buf *o, const char *label, double seconds, double to
 
 const char *ts_report_format_usd(double v, char *buf, size_t n)
 {
+    if (!isfinite(v)) {
+        snprintf(buf, n, "not priced");
+        return buf;
+    }
     char digits[64];
     snprintf(digits, sizeof digits, "%.0f", fabs(v));
     size_t len = strlen(digits), j = 0;
@@ -417,8 +424,12 @@ static void run_table(struct ts_buf *o, const struct ts_run_result *run)
                   fmt_q(run->p99_s, TS_DIM_SECONDS, d, sizeof d));
     ts_buf_printf(o, "    %-30s %11.1f%%   (Daly's closed form: %s)\n", "goodput", 100 * run->goodput,
                   fmt_q(run->daly_mean_s, TS_DIM_SECONDS, a, sizeof a));
-    ts_buf_printf(o, "    %-30s %12.1f   (job mean time to interrupt %s)\n", "failures expected",
-                  run->failures_mean, fmt_q(run->params.job_mtbf_s, TS_DIM_SECONDS, a, sizeof a));
+    if (isfinite(run->params.job_mtbf_s))
+        ts_buf_printf(o, "    %-30s %12.1f   (job mean time to interrupt %s)\n", "failures expected",
+                      run->failures_mean, fmt_q(run->params.job_mtbf_s, TS_DIM_SECONDS, a, sizeof a));
+    else
+        ts_buf_printf(o, "    %-30s %12.1f   (nothing interrupts the job: no failure or preemption "
+                      "process)\n", "failures expected", run->failures_mean);
     if (run->preemptions_mean > 0)
         ts_buf_printf(o, "    %-30s %12.1f\n", "spot preemptions expected", run->preemptions_mean);
     ts_buf_printf(o, "    %-30s %12s   (stall %s per checkpoint; restart %s)\n", "checkpoint every",

@@ -45,7 +45,8 @@ void ts_report_json_to_csv(const cJSON *obj, struct ts_buf *out);
 /* Print a cJSON value deterministically (2-space indentation) into out, with a newline. */
 void ts_report_json_print(const cJSON *obj, struct ts_buf *out);
 
-/* USD with thousands separators: 12345678.9 -> "$12,345,679". Returns buf. */
+/* USD with thousands separators: 12345678.9 -> "$12,345,679"; "not priced" when usd is not
+ * finite. Returns buf. */
 const char *ts_report_format_usd(double usd, char *buf, size_t n);
 
 /* The sweep result: best (with the same metrics as a run), top, pareto, counts. */

@@ -12,6 +12,20 @@ static void num(cJSON *o, const char *key, double v)
     cJSON_AddItemToObject(o, key, isfinite(v) ? cJSON_CreateNumber(v) : cJSON_CreateNull());
 }
 
+/* Why an outcome has no expected time (the search stores +infinity): its system has no price
+ * for the pricing, or the run model refused it because it cannot finish. */
+static void unpriced_text(const struct ts_sweep *sw, const struct ts_outcome *o, char *buf,
+                          size_t n)
+{
+    if (!sw->offered[o->layout.system][o->pricing])
+        snprintf(buf, n, "%s has no %s price", sw->systems[o->layout.system].name,
+                 ts_pricing_names[o->pricing]);
+    else
+        snprintf(buf, n, "it cannot finish in any useful time: failures interrupt it faster than "
+                 "it checkpoints and restarts (lower the failure rates, the restart time or the "
+                 "checkpoint write time)");
+}
+
 static cJSON *outcome_json(const struct ts_sweep *sw, const struct ts_outcome *o)
 {
     const struct ts_layout *l = &o->layout;
@@ -48,6 +62,11 @@ static cJSON *outcome_json(const struct ts_sweep *sw, const struct ts_outcome *o
     num(j, "estimated_time_to_train_s", o->time_s);
     if (sw->has_cost)
         num(j, "cost_total", o->cost_usd);
+    if (!isfinite(o->time_s)) {     /* the nulls above, explained */
+        char why[256];
+        unpriced_text(sw, o, why, sizeof why);
+        cJSON_AddStringToObject(j, "not_estimated_because", why);
+    }
     if (o->monte_carlo) {
         num(j, "expected_time_to_train_s", o->mc_time_mean_s);
         num(j, "p90_time_to_train_s", o->mc_time_p90_s);
@@ -82,6 +101,14 @@ static void miss_text(const struct ts_sweep *sw, const struct ts_sweep_result *r
         return;
     }
     const struct ts_outcome *o = &r->closest;
+    if (sw->min_tokens_per_s == 0 && !isfinite(o->time_s)) {
+        char why[256];
+        unpriced_text(sw, o, why, sizeof why);
+        snprintf(buf, n, "no configuration meets the constraint (%s); none has an expected time: "
+                 "for the closest (%d x %s nodes), %s", c, o->layout.nodes,
+                 sw->systems[o->layout.system].name, why);
+        return;
+    }
     if (sw->min_tokens_per_s > 0)
         snprintf(buf, n, "no configuration meets the constraint (%s); the closest reaches %.4g tokens/s "
                  "(%d x %s nodes)", c, o->tokens_per_s, o->layout.nodes, sw->systems[o->layout.system].name);
@@ -113,7 +140,7 @@ cJSON *ts_report_sweep_json(const struct ts_sweep *sw, const struct ts_sweep_res
         cJSON_AddNullToObject(o, "message");
     } else {
         cJSON_AddNullToObject(o, "best");
-        char m[512];
+        char m[1024];
         miss_text(sw, r, m, sizeof m);
         cJSON_AddStringToObject(o, "message", m);
     }
@@ -155,7 +182,8 @@ static void outcome_row(struct ts_buf *b, const struct ts_sweep *sw, int rank, c
                   rank, sys->name, l->nodes, gpus, ts_pricing_names[o->pricing], l->tp, l->pp,
                   gpus / (l->tp * l->cp * l->pp), l->cp, l->microbatch, sched, l->sp ? "yes" : "no",
                   ts_recompute_names[l->recompute], l->zero, l->tp_overlap ? "yes" : "no",
-                  o->tokens_per_s, 100 * o->mfu, ts_quantity_format(time, TS_DIM_SECONDS, t, sizeof t));
+                  o->tokens_per_s, 100 * o->mfu,
+                  isfinite(time) ? ts_quantity_format(time, TS_DIM_SECONDS, t, sizeof t) : "never");
     char u[48];
     if (sw->has_cost)
         ts_buf_printf(b, " %14s", ts_report_format_usd(cost, u, sizeof u));
@@ -186,7 +214,7 @@ void ts_report_sweep_table(const struct ts_sweep *sw, const struct ts_sweep_resu
         ts_buf_printf(b, "%s %s %ld", i > 1 ? "," : "", ts_reject_names[i], r->rejected[i]);
     ts_buf_printf(b, "\n\n");
     if (!r->found) {
-        char m[512];
+        char m[1024];
         miss_text(sw, r, m, sizeof m);
         ts_buf_printf(b, "%s\n", m);
         if (r->has_closest) {

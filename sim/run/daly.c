@@ -4,8 +4,11 @@
  * all before the simulator is asked to play it out. The manual is run.h.
  */
 #include <math.h>
+#include <stdio.h>
 
 #include <gsl/gsl_cdf.h>
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_sf_gamma.h>
 
 #include "run/run.h"
 #include "run/run_internal.h"
@@ -82,6 +85,122 @@ static double hardware_rate(const struct ts_reliability *rel, int gpus, int node
     return rate;
 }
 
+/* ---------------------------------------------------------------- input ranges */
+
+double ts_run__weibull_scale(double mtbf_s, double shape)
+{
+    /* mean = scale Gamma(1 + 1/k), so scale = mtbf / Gamma(1 + 1/k), in logs so that no
+     * intermediate overflows; NaN (rejected by check_inputs) if GSL cannot evaluate it. */
+    gsl_sf_result lg;
+    if (!(shape > 0.0) || gsl_sf_lngamma_e(1.0 + 1.0 / shape, &lg) != GSL_SUCCESS) {
+        ts_gsl_error_take(NULL, 0);
+        return NAN;
+    }
+    return exp(log(mtbf_s) - lg.val);
+}
+
+/* `v` outside [lo, hi] (or not finite): an input error naming `path` and the range. */
+static int check_range(double v, double lo, double hi, enum ts_dim dim, const char *path,
+                       struct ts_err *err)
+{
+    if (isfinite(v) && v >= lo && v <= hi)
+        return TS_OK;
+    char a[48], b[48], c[48];
+    /* The value as given, in the base unit: a denormal reads "1e-320 s", not "1e-314 us". */
+    const char *unit = dim == TS_DIM_SECONDS ? " s" : dim == TS_DIM_BYTES ? " B"
+                       : dim == TS_DIM_BYTES_PER_S ? " B/s" : "";
+    if (isfinite(v))
+        snprintf(c, sizeof c, "%g%s", v, unit);
+    else
+        snprintf(c, sizeof c, "a value that is not a finite number");
+    if (lo == 0.0)
+        snprintf(a, sizeof a, "0%s", unit);
+    else
+        ts_quantity_format(lo, dim, a, sizeof a);
+    if (isinf(hi))
+        return ts_err_set(err, TS_ERR_INPUT, "%s: %s is out of range (allowed: a finite value of "
+                          "at least %s)", path, c, a);
+    return ts_err_set(err, TS_ERR_INPUT, "%s: %s is out of range (allowed %s to %s)", path, c,
+                      a, ts_quantity_format(hi, dim, b, sizeof b));
+}
+
+/* The reliability inputs the run model's arithmetic needs: the lower ends of the ranges of
+ * spec.h, and finite values (the parser enforces the whole ranges; a caller that fills the
+ * structs itself gets an input error instead of an overflow or an assertion), and the upper
+ * end of the waits (restart, repair, notice, reacquire), which the simulation adds to its
+ * clock. Other upper ends are not needed here: a longer MTBF or a faster link only makes
+ * the numbers smaller, and a long write is judged by check_can_finish. */
+static int check_inputs(const struct ts_run_input *in, struct ts_err *err)
+{
+    const struct ts_reliability *rel = &in->rel;
+    const struct ts_checkpoint *c = &rel->checkpoint;
+    char path[96];
+    int rc;
+    if (rel->n_failures < 0 || rel->n_failures > TS_FAILURES_MAX)
+        return ts_err_set(err, TS_ERR_INPUT, "reliability.failures: %d processes (0 to %d)",
+                          rel->n_failures, TS_FAILURES_MAX);
+    for (int i = 0; i < rel->n_failures; i++) {
+        const struct ts_failure_process *f = &rel->failures[i];
+        snprintf(path, sizeof path, "reliability.failures[%d].mtbf", i);
+        if ((rc = check_range(f->mtbf_s, TS_REL_MTBF_MIN_S, HUGE_VAL, TS_DIM_SECONDS,
+                              path, err)))
+            return rc;
+        if (f->distribution == TS_DIST_WEIBULL) {
+            snprintf(path, sizeof path, "reliability.failures[%d].shape", i);
+            if ((rc = check_range(f->shape, TS_REL_SHAPE_MIN, TS_REL_SHAPE_MAX, TS_DIM_NUMBER,
+                                  path, err)))
+                return rc;
+            double scale = ts_run__weibull_scale(f->mtbf_s, f->shape);
+            if (!(scale > 0.0) || !isfinite(scale))
+                return ts_err_set(err, TS_ERR_INPUT, "%s: Weibull shape %g with mtbf %g s has "
+                                  "no finite scale (allowed shapes %g to %g)", path, f->shape,
+                                  f->mtbf_s, TS_REL_SHAPE_MIN, TS_REL_SHAPE_MAX);
+        }
+    }
+    if (rel->spot.enabled) {
+        if ((rc = check_range(rel->spot.preemption_mtbf_s, TS_REL_MTBF_MIN_S, HUGE_VAL,
+                              TS_DIM_SECONDS, "reliability.spot.preemption_mtbf", err)) ||
+            (rc = check_range(rel->spot.notice_s, 0.0, TS_REL_DURATION_MAX_S, TS_DIM_SECONDS,
+                              "reliability.spot.notice", err)) ||
+            (rc = check_range(rel->spot.reacquire_s, 0.0, TS_REL_DURATION_MAX_S, TS_DIM_SECONDS,
+                              "reliability.spot.reacquire", err)))
+            return rc;
+    }
+    if ((rc = check_range(rel->restart_overhead_s, 0.0, TS_REL_DURATION_MAX_S, TS_DIM_SECONDS,
+                          "reliability.restart_overhead", err)) ||
+        (rc = check_range(rel->repair_time_s, 0.0, TS_REL_DURATION_MAX_S, TS_DIM_SECONDS,
+                          "reliability.repair_time", err)))
+        return rc;
+    if (rel->spares < 0)
+        return ts_err_set(err, TS_ERR_INPUT, "reliability.spares: %d must not be negative",
+                          rel->spares);
+    if (!c->interval_auto && c->interval_iterations <= 0 &&
+        (rc = check_range(c->interval_s, 0.0, HUGE_VAL, TS_DIM_SECONDS,
+                          "reliability.checkpoint.interval", err)))
+        return rc;
+    const struct {
+        const char *key;
+        double bytes_per_s;     // 0 = no limit
+    } limits[] = {
+        {"write_bandwidth", c->write_bandwidth},
+        {"read_bandwidth", c->read_bandwidth},
+        {"node_write_bandwidth", c->node_write_bandwidth},
+        {"node_read_bandwidth", c->node_read_bandwidth},
+    };
+    for (size_t i = 0; i < TS_ARRAY_LEN(limits); i++) {
+        snprintf(path, sizeof path, "reliability.checkpoint.%s", limits[i].key);
+        if (limits[i].bytes_per_s != 0.0 &&
+            (rc = check_range(limits[i].bytes_per_s, TS_REL_BANDWIDTH_MIN, HUGE_VAL,
+                              TS_DIM_BYTES_PER_S, path, err)))
+            return rc;
+    }
+    if (c->mode == TS_CKPT_ASYNC &&
+        (rc = check_range(c->snapshot_bandwidth, TS_REL_BANDWIDTH_MIN, HUGE_VAL,
+                          TS_DIM_BYTES_PER_S, "reliability.checkpoint.snapshot_bandwidth", err)))
+        return rc;
+    return TS_OK;
+}
+
 /* ---------------------------------------------------------------- derived constants */
 
 /* Bandwidth of a transfer of the whole checkpoint: the tighter of the aggregate storage limit
@@ -98,11 +217,49 @@ static double transfer_bandwidth(double aggregate, double per_node, int nodes)
 
 static const char *fmt_s(double seconds, char *buf, size_t n)
 {
-    if (isinf(seconds))
-        snprintf(buf, n, "infinite");
+    if (!isfinite(seconds))
+        snprintf(buf, n, "unbounded");
     else
         ts_quantity_format(seconds, TS_DIM_SECONDS, buf, n);
     return buf;
+}
+
+/* e^x as text: "%.3g" while it is a double, else its power of ten from the log (a count of
+ * interruptions that overflows a double is still a number the user can read). */
+static const char *fmt_exp(double x, char *buf, size_t n)
+{
+    if (x < 700.0)
+        snprintf(buf, n, "%.3g", exp(x));
+    else if (isfinite(x))
+        snprintf(buf, n, "1e+%.0f", floor(x / log(10.0)));
+    else
+        snprintf(buf, n, "more than 1e+308");
+    return buf;
+}
+
+/* A number for a message: "%.3g" (fmt_3g) or "%g", or words when it is not finite. */
+static const char *fmt_3g(double v, char *buf, size_t n)
+{
+    if (isfinite(v))
+        snprintf(buf, n, "%.3g", v);
+    else
+        snprintf(buf, n, "%s", isnan(v) ? "undefined" : "unbounded");
+    return buf;
+}
+
+static const char *fmt_g(double v, char *buf, size_t n)
+{
+    if (isfinite(v))
+        snprintf(buf, n, "%g", v);
+    else
+        snprintf(buf, n, "%s", isnan(v) ? "undefined" : "unbounded");
+    return buf;
+}
+
+/* log(e^x - 1) without overflow for large x. */
+static double log_expm1(double x)
+{
+    return x > 50.0 ? x + log1p(-exp(-x)) : log(expm1(x));
 }
 
 /* Whether the run can finish in any useful time; else an input error that says why.
@@ -119,27 +276,32 @@ static int check_can_finish(const struct ts_run_input *in, const struct ts_run_p
     double delta = p->checkpoint_write_s, Ts = p->solve_s;
     double log_interrupts = -HUGE_VAL, log_stretch = log((tau + delta) / tau);
     if (!isinf(M)) {
-        log_interrupts = R / M + log(expm1((tau + delta) / M)) + log(Ts / tau);
+        log_interrupts = R / M + log_expm1((tau + delta) / M) + log(Ts / tau);
         log_stretch = log_interrupts + log(M / Ts);
     }
     double availability = 1.0, in_repair = 0.0;
     if (!rel->elastic && rel->repair_time_s > 0.0) {
         in_repair = hardware_rate(rel, in->gpus, in->nodes) * rel->repair_time_s;
-        if (in_repair > 0.0)
+        if (in_repair > 0.0) {
             availability = gsl_cdf_poisson_P((unsigned)rel->spares, in_repair);
+            /* GSL's errors no longer abort (ts_gsl_errors_install): on one, the value is
+             * undefined; far more nodes in repair than spares means all are rarely up. */
+            if (ts_gsl_error_take(NULL, 0) || !(availability >= 0.0 && availability <= 1.0))
+                availability = in_repair > rel->spares ? 0.0 : 1.0;
+        }
     }
     double log_wall_stretch = log_stretch - log(availability);
     if (log_interrupts <= log(TS_RUN_INTERRUPTIONS_MAX) && log_wall_stretch <= log(TS_RUN_STRETCH_MAX))
         return TS_OK;
 
-    char m[48], r[48], t[48], d[48], why[512] = "";
+    char m[48], r[48], t[48], d[48], ni[48], ns[48], why[512] = "";
     if (availability < 0.5)
         snprintf(why, sizeof why,
-                 "; hardware failures keep about %.3g nodes in repair (repair_time %s) against "
-                 "%d hot spares, so all %d nodes are up only %.3g%% of the time: add spares, "
+                 "; hardware failures keep about %s nodes in repair (repair_time %s) against "
+                 "%d hot spares, so all %d nodes are up only %s%% of the time: add spares, "
                  "shorten repair_time or set elastic",
-                 in_repair, fmt_s(rel->repair_time_s, d, sizeof d), rel->spares, in->nodes,
-                 100.0 * availability);
+                 fmt_3g(in_repair, ni, sizeof ni), fmt_s(rel->repair_time_s, d, sizeof d),
+                 rel->spares, in->nodes, fmt_3g(100.0 * availability, ns, sizeof ns));
     else if (M < R)
         snprintf(why, sizeof why,
                  "; the mean time to interrupt %s is shorter than the restart %s, so most "
@@ -150,10 +312,11 @@ static int check_can_finish(const struct ts_run_input *in, const struct ts_run_p
         snprintf(why, sizeof why, "; lower the failure rates, the restart time or the checkpoint "
                  "write time");
     return ts_err_set(err, TS_ERR_INPUT,
-                      "reliability: the job cannot finish in any useful time: about %.3g "
-                      "interruptions per run and %.3g times its failure-free time (mean time to "
+                      "reliability: the job cannot finish in any useful time: about %s "
+                      "interruptions per run and %s times its failure-free time (mean time to "
                       "interrupt %s, restart %s, checkpoint every %s, write %s)%s",
-                      exp(log_interrupts), exp(log_wall_stretch), fmt_s(M, m, sizeof m),
+                      fmt_exp(log_interrupts, ni, sizeof ni),
+                      fmt_exp(log_wall_stretch, ns, sizeof ns), fmt_s(M, m, sizeof m),
                       fmt_s(R, r, sizeof r), fmt_s(tau, t, sizeof t), fmt_s(delta, d, sizeof d),
                       why);
 }
@@ -164,11 +327,17 @@ int ts_run_params_compute(const struct ts_run_input *in, struct ts_run_params *o
     const struct ts_reliability *rel = &in->rel;
     const struct ts_checkpoint *c = &rel->checkpoint;
     *out = (struct ts_run_params){0};
+    ts_gsl_errors_install();
+    int rc = check_inputs(in, err);
+    if (rc)
+        return rc;
+    char g1[32], g2[32];
     if (!(in->iteration_s > 0.0) || !isfinite(in->iteration_s) || !(in->iterations > 0.0) ||
         !isfinite(in->iterations))
         return ts_err_set(err, TS_ERR_INPUT,
-                          "run: the iteration time (%g s) and the iterations (%g) must be positive",
-                          in->iteration_s, in->iterations);
+                          "run: the iteration time (%s s) and the iterations (%s) must be "
+                          "positive and finite", fmt_g(in->iteration_s, g1, sizeof g1),
+                          fmt_g(in->iterations, g2, sizeof g2));
     if (in->gpus < 1 || in->nodes < 1 || in->gpus_per_node < 1 || in->dp < 1 ||
         in->gpus % in->dp != 0)
         return ts_err_set(err, TS_ERR_INPUT,
@@ -178,15 +347,18 @@ int ts_run_params_compute(const struct ts_run_input *in, struct ts_run_params *o
         for (int k = 0; k < in->dp; k++)
             if (!(in->elastic_iteration_s[k] > 0.0) || !isfinite(in->elastic_iteration_s[k]))
                 return ts_err_set(err, TS_ERR_INPUT,
-                                  "run: the iteration time with %d of %d replicas is %g s; it "
-                                  "must be positive", in->dp - k, in->dp,
-                                  in->elastic_iteration_s[k]);
+                                  "run: the iteration time with %d of %d replicas is %s s; it "
+                                  "must be positive and finite", in->dp - k, in->dp,
+                                  fmt_g(in->elastic_iteration_s[k], g1, sizeof g1));
 
     double size = c->size_bytes > 0.0 ? c->size_bytes : in->checkpoint_bytes;
     if (!(size > 0.0) || !isfinite(size))
         return ts_err_set(err, TS_ERR_INPUT,
                           "reliability.checkpoint.size: the job gives no checkpoint size; set "
                           "one, e.g. \"2.3 TB\"");
+    if ((rc = check_range(size, TS_REL_SIZE_MIN_BYTES, TS_REL_SIZE_MAX_BYTES, TS_DIM_BYTES,
+                          "reliability.checkpoint.size", err)))
+        return rc;
     double write_bw = transfer_bandwidth(c->write_bandwidth, c->node_write_bandwidth, in->nodes);
     double read_bw = transfer_bandwidth(c->read_bandwidth, c->node_read_bandwidth, in->nodes);
     if (isinf(write_bw) || isinf(read_bw))

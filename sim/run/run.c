@@ -38,7 +38,6 @@
 
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
-#include <gsl/gsl_sf_gamma.h>
 
 #include "des/des.h"
 #include "run/run.h"
@@ -119,6 +118,7 @@ struct rep_stats {
     double gpu_s[CAT_COUNT];
     double failures, preemptions, checkpoints;
     int status;                 // TS_OK, or TS_ERR_INPUT when the event cap was hit
+    bool too_many_interrupts;   // ... or when it was interrupted too often to finish
 };
 
 struct rep {
@@ -147,6 +147,7 @@ struct rep {
     double pend_cur_gpu_s;      // compute not yet in any checkpoint
     double pend_inflight_gpu_s; // async: compute in the checkpoint being written
     double failures, preemptions, checkpoints;
+    bool too_many_interrupts;   // more than TS_RUN_INTERRUPTIONS_MAX: stopped, not finished
 
     struct ts_run_timeline *tl; // replication 0 only
     size_t tl_uncommitted;      // first span whose compute is not durable
@@ -235,9 +236,14 @@ static void account(struct rep *r)
 
 /* ------------------------------------------------ failure processes */
 
+/* A failure drawn further away than this never comes within a run (runs that cannot finish
+ * in 100 x their failure-free time are refused); clamping keeps a draw from a huge mean or
+ * a tiny Weibull shape finite, so event times never overflow. */
+#define NEVER_S 1e300
+
 static double draw_exponential(struct rep *r, int stream, double mean)
 {
-    return gsl_ran_exponential(r->rng[stream], mean);
+    return fmin(gsl_ran_exponential(r->rng[stream], mean), NEVER_S);
 }
 
 /* Schedule the next failure of superposed process p at its current rate (none while the job
@@ -279,7 +285,7 @@ static void held_changed(struct rep *r)
 static void copy_schedule(struct rep *r, int p, int copy)
 {
     const struct run_proc *pr = &r->m->proc[p];
-    double dt = pr->weibull ? gsl_ran_weibull(r->rng[p], pr->scale_s, pr->shape)
+    double dt = pr->weibull ? fmin(gsl_ran_weibull(r->rng[p], pr->scale_s, pr->shape), NEVER_S)
                             : draw_exponential(r, p, pr->mtbf_s);
     r->copy_h[pr->copy_base + copy] =
         ts_des_schedule_in(r->des, dt, PRIO_FAILURE, EV_FAILURE, p, copy);
@@ -679,6 +685,20 @@ static void on_repaired(struct rep *r)
         r->rejoin = true;
 }
 
+/* Count an interruption. A run interrupted more often than the run model accepts in
+ * expectation (TS_RUN_INTERRUPTIONS_MAX, daly.c) cannot finish in any useful time: Weibull
+ * infant mortality (shape well below 1) renews on every replaced node and may interrupt far
+ * more often than its exponential equivalent predicts. Stop the replication then (it is an
+ * input error), rather than play out millions of failures. */
+static bool interrupt_counted(struct rep *r)
+{
+    if (r->failures + r->preemptions <= TS_RUN_INTERRUPTIONS_MAX)
+        return true;
+    r->too_many_interrupts = true;
+    r->state = ST_DONE;
+    return false;
+}
+
 static void on_failure(struct rep *r, const struct ts_des_event *ev)
 {
     const struct run_model *m = r->m;
@@ -704,6 +724,8 @@ static void on_failure(struct rep *r, const struct ts_des_event *ev)
         return;     // software cannot fail while nothing runs
     TS_ASSERT(r->state != ST_BATCH, "run: failure inside a batch");
     r->failures += 1.0;
+    if (!interrupt_counted(r))
+        return;
     account(r);
     double now = ts_des_now(r->des);
     tl_add(r, TS_SPAN_FAILURE, now, now);
@@ -728,6 +750,8 @@ static void on_preemption(struct rep *r)
     if (!holding || r->reclaim_pending)
         return;     // already waiting or already being reclaimed
     r->preemptions += 1.0;
+    if (!interrupt_counted(r))
+        return;
     account(r);
     r->reclaim_pending = true;
     ts_des_schedule_in(r->des, m->notice_s, PRIO_RECLAIM, EV_RECLAIM, 0, 0);
@@ -842,8 +866,9 @@ static int rep_run(struct rep *r, int index, const int *stop, struct rep_stats *
     out->failures = r->failures;
     out->preemptions = r->preemptions;
     out->checkpoints = r->checkpoints;
-    out->status = TS_OK;
-    return TS_OK;
+    out->too_many_interrupts = r->too_many_interrupts;
+    out->status = r->too_many_interrupts ? TS_ERR_INPUT : TS_OK;
+    return out->status;
 }
 
 /* ---------------------------------------------------------------- setup and summary */
@@ -888,7 +913,7 @@ static void model_build(const struct ts_run_input *in, const struct ts_run_param
         pr->per_copy = pr->weibull && copies <= PER_COPY_MAX;
         pr->mtbf_s = f->mtbf_s;
         pr->shape = f->shape;
-        pr->scale_s = pr->weibull ? f->mtbf_s / gsl_sf_gamma(1.0 + 1.0 / f->shape) : f->mtbf_s;
+        pr->scale_s = pr->weibull ? ts_run__weibull_scale(f->mtbf_s, f->shape) : f->mtbf_s;
         pr->copies_per_node = pr->node_scoped ? copies / in->nodes : 0.0;
         if (pr->per_copy) {
             pr->copies = (int)copies;
@@ -956,6 +981,24 @@ int ts_run_simulate(const struct ts_run_input *in, struct ts_run_result *out, do
         ts_des_close(&des);
     }
 
+    for (int i = 0; i < n; i++)
+        if (stats[i].too_many_interrupts) {
+            double M = out->params.job_mtbf_s;
+            char mt[48];
+            if (isfinite(M))
+                ts_quantity_format(M, TS_DIM_SECONDS, mt, sizeof mt);
+            free(stats);
+            free(m);
+            if (timeline)
+                timeline->len = 0;
+            return ts_err_set(err, TS_ERR_INPUT,
+                              "reliability: the job cannot finish in any useful time: a "
+                              "simulated run was interrupted more than %.0f times (the "
+                              "rates give one every %s, but Weibull shapes well below 1 "
+                              "fail early again on every replaced node): raise the Weibull "
+                              "shape or the mtbf, or lower the preemption rate",
+                              TS_RUN_INTERRUPTIONS_MAX, isfinite(M) ? mt : "never");
+        }
     for (int i = 0; i < n; i++)
         if (stats[i].status != TS_OK) {
             free(stats);

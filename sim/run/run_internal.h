@@ -20,4 +20,8 @@
 /* Independent copies of a failure process in a job: gpus, nodes, or 1 for the job. */
 double ts_run__process_copies(const struct ts_failure_process *f, int gpus, int nodes);
 
+/* Weibull scale for a mean of mtbf_s and shape k: mtbf / Gamma(1 + 1/k), computed in logs;
+ * NaN if it cannot be evaluated (ts_run_params_compute rejects such a shape first). */
+double ts_run__weibull_scale(double mtbf_s, double shape);
+
 #endif

@@ -725,6 +725,16 @@ static double mc_objective(const struct ts_sweep *sw, const struct ts_outcome *o
 
 /* ---------------------------------------------------------------- CSV */
 
+/* "%.6g", or an empty field (CSV's missing value) when v is not finite: never "inf". */
+static const char *csv_number(double v, char *buf, size_t n)
+{
+    if (isfinite(v))
+        snprintf(buf, n, "%.6g", v);
+    else
+        buf[0] = '\0';
+    return buf;
+}
+
 /* Returns TS_OK, or TS_ERR_RUNTIME when the file cannot be written (err says why). */
 static int csv_write(const struct ts_sweep *sw, const char *path, const struct ts_layout *layouts,
                      long n_layouts, const struct bound *bounds, const struct bnb *s,
@@ -749,18 +759,23 @@ static int csv_write(const struct ts_sweep *sw, const char *path, const struct t
         for (int p = 0; p < (sim ? np : 1); p++) {
             if (sim && !sw->offered[l->system][sw->pricing[p]])
                 continue;
-            ts_buf_printf(&b, "%s,%d,%d,%d,%d,%d,%d,%d,%d,%s,%d,%d,%s,%d,%d,%s,%.3f,%.6g,%.6g,",
+            char f1[32], f2[32], f3[32], f4[32];    /* non-finite values: empty fields */
+            ts_buf_printf(&b, "%s,%d,%d,%d,%d,%d,%d,%d,%d,%s,%d,%d,%s,%d,%d,%s,%.3f,%s,%s,",
                           sys->name, l->nodes, gpus, l->global_batch, l->tp, l->pp,
                           gpus / (l->tp * l->cp * l->pp), l->cp, l->microbatch,
                           ts_schedule_names[l->schedule], l->virtual_stages, l->sp,
                           ts_recompute_names[l->recompute], l->zero, l->tp_overlap, status,
-                          bd->memory_bytes / 1073741824.0, bd->time_s, bd->cost_usd);
+                          bd->memory_bytes / 1073741824.0,
+                          csv_number(bd->time_s, f1, sizeof f1),
+                          csv_number(bd->cost_usd, f2, sizeof f2));
             if (sim) {
                 const struct ts_outcome *o = &s->outcomes[c * np + p];
                 double iterations = ceil(sw->tokens / ((double)l->global_batch * sw->model.seq_len));
-                ts_buf_printf(&b, "%s,%.6g,%.6g,%.4f,%.6g,%.6g,%.6g,%s\n", ts_pricing_names[o->pricing],
+                ts_buf_printf(&b, "%s,%.6g,%.6g,%.4f,%.6g,%s,%s,%s\n", ts_pricing_names[o->pricing],
                               o->iteration_s, o->tokens_per_s, o->mfu, iterations * o->iteration_s,
-                              o->time_s, o->cost_usd, o->meets ? "true" : "false");
+                              csv_number(o->time_s, f3, sizeof f3),
+                              csv_number(o->cost_usd, f4, sizeof f4),
+                              o->meets ? "true" : "false");
             } else {
                 ts_buf_printf(&b, ",,,,,,,\n");
             }

@@ -39,6 +39,7 @@ int ts_gemm_curve_fit(struct ts_gemm_curve *c, struct ts_err *err)
     gsl_interp *interp = gsl_interp_alloc(type, (size_t)c->n);
     if (!interp)
         return ts_err_set(err, TS_ERR_RUNTIME, "out of memory fitting a GEMM curve");
+    ts_gsl_errors_install();    /* so the handler restored below never is GSL's aborting default */
     gsl_error_handler_t *old = gsl_set_error_handler_off();
     int rc = gsl_interp_init(interp, x, c->efficiency, (size_t)c->n);
     for (int i = 0; rc == GSL_SUCCESS && i < TS_CURVE_TABLE; i++) {

@@ -12,10 +12,11 @@
  *         "component": "gpu" | "node" | "network" | "job",   required; gpu processes have
  *                                          one copy per GPU, node and network one per node,
  *                                          job one for the whole job (software)
- *         "mtbf": duration,                required, > 0: mean time between failures of ONE
- *                                          component (one GPU, one node, the job)
+ *         "mtbf": duration,                required, 1 s to 1e13 s: mean time between
+ *                                          failures of ONE component (one GPU, one node,
+ *                                          the job)
  *         "distribution": "exponential" | "weibull",         default "exponential"
- *         "shape": k,                      Weibull shape, 0 < k <= 1000, default 1 (k < 1:
+ *         "shape": k,                      Weibull shape, 0.1 <= k <= 1000, default 1 (k < 1:
  *                                          infant mortality, k > 1: wear-out; a very large
  *                                          k fails almost exactly at the mtbf); with
  *                                          "exponential" it must be 1 if given
@@ -149,10 +150,20 @@ void ts_reliability_defaults(struct ts_reliability *r)
 
 /* ---------------------------------------------------------------- parser */
 
-#define DURATION_MAX 1e9        // ~32 years: longer is a unit mistake
-#define MTBF_MAX 1e13           // ~300,000 years per component
-#define BANDWIDTH_MAX 1e16      // 10 PB/s
-#define WEIBULL_SHAPE_MAX 1000.0
+/* Ranges (spec.h): durations up to TS_REL_DURATION_MAX_S (~32 years: longer is a unit
+ * mistake); an MTBF from 1 s to ~300,000 years; bandwidths from 1 B/s to 10 PB/s; checkpoint
+ * sizes from 1 B to 1 EB. Within them every derived quantity of the run model is a finite
+ * double (rates <= 1e6 copies / 1 s, times <= 1e18 B / 1 B/s), so no value in range can make
+ * the arithmetic overflow; the run model still rejects a job that cannot finish.
+ *
+ * The Weibull shape is at least 0.1. The scale is mtbf / Gamma(1 + 1/k), and at k = 0.1 the
+ * median time to the first failure of a fresh component is already mtbf x 7e-9 (ln 2^(1/k)
+ * / Gamma(11)): the process is almost all infant mortality, and smaller shapes only push
+ * Gamma(1 + 1/k) towards overflow (k < 0.0058) without describing any hardware. Published
+ * fits of HPC and GPU failure data give k of 0.5-0.8 (Schroeder and Gibson, "A large-scale
+ * study of failures in high-performance computing systems", DSN 2006: 0.7-0.8). */
+#define DURATION_MAX TS_REL_DURATION_MAX_S
+#define BANDWIDTH_MAX TS_REL_BANDWIDTH_MAX
 
 static const char *const reliability_keys[] = {
     "failures", "checkpoint", "restart_overhead", "spares", "repair_time", "elastic", "spot",
@@ -167,17 +178,47 @@ static const char *const checkpoint_keys[] = {
 };
 static const char *const spot_keys[] = {"preemption_mtbf", "notice", "reacquire", NULL};
 
-/* Read an optional (or required) quantity that must be > 0 and <= hi. */
+/* Read an optional (or required) quantity that must be > 0 and in [lo, hi]. */
 static int get_positive(const struct ts_jnode *obj, const char *key, enum ts_need need,
-                        enum ts_dim dim, double hi, double *out, struct ts_err *err)
+                        enum ts_dim dim, double lo, double hi, double *out, struct ts_err *err)
 {
     double v = *out;
     int rc = ts_jnode_get_quantity(obj, key, need, dim, 0.0, hi, &v, err);
     if (rc)
         return rc;
     struct ts_jnode c;
-    if (ts_jnode_child(obj, key, &c) && v <= 0.0)
-        return ts_err_at(err, c.file, c.path, "must be greater than zero");
+    if (ts_jnode_child(obj, key, &c)) {
+        if (v <= 0.0)
+            return ts_err_at(err, c.file, c.path, "must be greater than zero");
+        if (v < lo) {
+            char d[96], a[48], b[48];
+            ts_jnode_describe(c.json, d, sizeof d);
+            return ts_err_at(err, c.file, c.path, "%s is out of range (allowed %s to %s)", d,
+                             ts_quantity_format(lo, dim, a, sizeof a),
+                             ts_quantity_format(hi, dim, b, sizeof b));
+        }
+    }
+    *out = v;
+    return TS_OK;
+}
+
+/* Read an optional bandwidth limit: 0 (no limit) or in [TS_REL_BANDWIDTH_MIN, max]. */
+static int get_limit(const struct ts_jnode *obj, const char *key, double *out, struct ts_err *err)
+{
+    double v = *out;
+    int rc = ts_jnode_get_quantity(obj, key, TS_OPTIONAL, TS_DIM_BYTES_PER_S, 0.0, BANDWIDTH_MAX,
+                                   &v, err);
+    if (rc)
+        return rc;
+    struct ts_jnode c;
+    if (v > 0.0 && v < TS_REL_BANDWIDTH_MIN && ts_jnode_child(obj, key, &c)) {
+        char d[96], a[48], b[48];
+        ts_jnode_describe(c.json, d, sizeof d);
+        return ts_err_at(err, c.file, c.path, "%s is out of range (allowed 0 for no limit, or %s "
+                         "to %s)", d, ts_quantity_format(TS_REL_BANDWIDTH_MIN, TS_DIM_BYTES_PER_S,
+                                                         a, sizeof a),
+                         ts_quantity_format(BANDWIDTH_MAX, TS_DIM_BYTES_PER_S, b, sizeof b));
+    }
     *out = v;
     return TS_OK;
 }
@@ -193,12 +234,12 @@ static int parse_failure(const struct ts_jnode *node, struct ts_failure_process 
     f->shape = 1.0;
     if ((rc = ts_jnode_get_enum(node, "component", TS_REQUIRED, ts_component_names,
                                 TS_COMP_COUNT, &comp, err)) ||
-        (rc = get_positive(node, "mtbf", TS_REQUIRED, TS_DIM_SECONDS, MTBF_MAX, &f->mtbf_s,
-                           err)) ||
+        (rc = get_positive(node, "mtbf", TS_REQUIRED, TS_DIM_SECONDS, TS_REL_MTBF_MIN_S,
+                           TS_REL_MTBF_MAX_S, &f->mtbf_s, err)) ||
         (rc = ts_jnode_get_enum(node, "distribution", TS_OPTIONAL, ts_distribution_names,
                                 TS_DIST_COUNT, &dist, err)) ||
-        (rc = get_positive(node, "shape", TS_OPTIONAL, TS_DIM_NUMBER, WEIBULL_SHAPE_MAX,
-                           &f->shape, err)))
+        (rc = get_positive(node, "shape", TS_OPTIONAL, TS_DIM_NUMBER, TS_REL_SHAPE_MIN,
+                           TS_REL_SHAPE_MAX, &f->shape, err)))
         return rc;
     f->component = (enum ts_component)comp;
     f->distribution = (enum ts_distribution)dist;
@@ -290,17 +331,14 @@ static int parse_checkpoint(const struct ts_jnode *node, struct ts_checkpoint *c
     int mode = (int)c->mode;
     if ((rc = ts_jnode_get_enum(node, "mode", TS_OPTIONAL, ts_ckpt_mode_names, TS_CKPT_COUNT,
                                 &mode, err)) ||
-        (rc = get_positive(node, "size", TS_OPTIONAL, TS_DIM_BYTES, 1e18, &c->size_bytes, err)) ||
-        (rc = ts_jnode_get_quantity(node, "write_bandwidth", TS_OPTIONAL, TS_DIM_BYTES_PER_S, 0.0,
-                                    BANDWIDTH_MAX, &c->write_bandwidth, err)) ||
-        (rc = ts_jnode_get_quantity(node, "read_bandwidth", TS_OPTIONAL, TS_DIM_BYTES_PER_S, 0.0,
-                                    BANDWIDTH_MAX, &c->read_bandwidth, err)) ||
-        (rc = ts_jnode_get_quantity(node, "node_write_bandwidth", TS_OPTIONAL, TS_DIM_BYTES_PER_S,
-                                    0.0, BANDWIDTH_MAX, &c->node_write_bandwidth, err)) ||
-        (rc = ts_jnode_get_quantity(node, "node_read_bandwidth", TS_OPTIONAL, TS_DIM_BYTES_PER_S,
-                                    0.0, BANDWIDTH_MAX, &c->node_read_bandwidth, err)) ||
+        (rc = get_positive(node, "size", TS_OPTIONAL, TS_DIM_BYTES, TS_REL_SIZE_MIN_BYTES,
+                           TS_REL_SIZE_MAX_BYTES, &c->size_bytes, err)) ||
+        (rc = get_limit(node, "write_bandwidth", &c->write_bandwidth, err)) ||
+        (rc = get_limit(node, "read_bandwidth", &c->read_bandwidth, err)) ||
+        (rc = get_limit(node, "node_write_bandwidth", &c->node_write_bandwidth, err)) ||
+        (rc = get_limit(node, "node_read_bandwidth", &c->node_read_bandwidth, err)) ||
         (rc = get_positive(node, "snapshot_bandwidth", TS_OPTIONAL, TS_DIM_BYTES_PER_S,
-                           BANDWIDTH_MAX, &c->snapshot_bandwidth, err)) ||
+                           TS_REL_BANDWIDTH_MIN, BANDWIDTH_MAX, &c->snapshot_bandwidth, err)) ||
         (rc = ts_jnode_get_int(node, "keep", TS_OPTIONAL, 1, 1000000, &c->keep, err)))
         return rc;
     c->mode = (enum ts_ckpt_mode)mode;
@@ -316,8 +354,8 @@ static int parse_spot(const struct ts_jnode *node, struct ts_spot *s, struct ts_
 {
     int rc;
     if ((rc = ts_jnode_check_keys(node, spot_keys, err)) ||
-        (rc = get_positive(node, "preemption_mtbf", TS_REQUIRED, TS_DIM_SECONDS, MTBF_MAX,
-                           &s->preemption_mtbf_s, err)) ||
+        (rc = get_positive(node, "preemption_mtbf", TS_REQUIRED, TS_DIM_SECONDS,
+                           TS_REL_MTBF_MIN_S, TS_REL_MTBF_MAX_S, &s->preemption_mtbf_s, err)) ||
         (rc = ts_jnode_get_quantity(node, "notice", TS_OPTIONAL, TS_DIM_SECONDS, 0.0,
                                     DURATION_MAX, &s->notice_s, err)) ||
         (rc = ts_jnode_get_quantity(node, "reacquire", TS_OPTIONAL, TS_DIM_SECONDS, 0.0,

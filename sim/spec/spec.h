@@ -450,6 +450,20 @@ extern const char *const ts_distribution_names[TS_DIST_COUNT]; // "exponential",
 
 #define TS_FAILURES_MAX 16
 
+/* Valid ranges of the reliability inputs: the parser (reliability.c) rejects values outside
+ * them with the range in the message, and the run model (sim/run) checks them again, since
+ * its arithmetic depends on them and callers may fill the structs themselves. */
+#define TS_REL_MTBF_MIN_S 1.0           // per component or node (failures[].mtbf,
+                                        //   spot.preemption_mtbf); shorter is a unit mistake
+#define TS_REL_MTBF_MAX_S 1e13          // ~300,000 years
+#define TS_REL_SHAPE_MIN 0.1            // Weibull shape (see reliability.c for why)
+#define TS_REL_SHAPE_MAX 1000.0
+#define TS_REL_DURATION_MAX_S 1e9       // ~32 years: restart, repair, notice, reacquire, interval
+#define TS_REL_SIZE_MIN_BYTES 1.0       // checkpoint size
+#define TS_REL_SIZE_MAX_BYTES 1e18
+#define TS_REL_BANDWIDTH_MIN 1.0        // bytes/s, for a bandwidth that is given (0 = no limit
+#define TS_REL_BANDWIDTH_MAX 1e16       //   where the key allows it); 10 PB/s at most
+
 /* One failure process. gpu and node (and network, counted per node) processes are per
  * component: the job sees gpus (or nodes) independent copies, so its rate scales with its
  * size; a job process is one for the whole job (software, fabric-wide events). */

@@ -159,6 +159,10 @@ int ts_quantity_parse(const char *text, enum ts_dim dim, double *out, struct ts_
 char *ts_quantity_format(double value, enum ts_dim dim, char *buf, size_t n)
 {
     double a = fabs(value);
+    if (!isfinite(value)) {     /* words, never "inf d" or "nan" in a message or a table */
+        snprintf(buf, n, "%s", isnan(value) ? "undefined" : value > 0 ? "unbounded" : "-unbounded");
+        return buf;
+    }
     switch (dim) {
     case TS_DIM_BYTES: {
         static const char *const names[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
@@ -195,7 +199,9 @@ char *ts_quantity_format(double value, enum ts_dim dim, char *buf, size_t n)
         break;
     }
     case TS_DIM_SECONDS:
-        if (a < 1e-3)
+        if (a == 0.0)
+            snprintf(buf, n, "0 s");
+        else if (a < 1e-3)
             snprintf(buf, n, "%.3g us", value * 1e6);
         else if (a < 1.0)
             snprintf(buf, n, "%.3g ms", value * 1e3);

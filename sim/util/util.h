@@ -73,6 +73,18 @@ const char *ts_status_name(enum ts_status status);
 _Noreturn void ts_assert_fail(const char *file, int line, const char *cond, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+/* ---------------------------------------------------------------- GSL errors */
+
+/* Replace GSL's default error handler (print and abort) by one that only records the error
+ * for the calling thread, so a GSL function returns its error status or a non-finite value
+ * instead of killing the process. Idempotent and thread safe; main calls it first, and the
+ * library functions that call GSL call it too (so tests and other embedders get it). */
+void ts_gsl_errors_install(void);
+
+/* The GSL error recorded on this thread since the last call (0 if none; `reason`, if not
+ * NULL, receives GSL's text), and clear it. */
+int ts_gsl_error_take(char *reason, size_t n);
+
 /* ---------------------------------------------------------------- quantities */
 
 /* The physical dimension a quantity must have. Strings carry a unit of this dimension; plain
