@@ -325,7 +325,8 @@ int ts_sweep_parse(const struct ts_jnode *root, struct ts_sweep *sw, struct ts_e
     ts_strlcpy(sw->file, root->file ? root->file : "", sizeof sw->file);
     if ((rc = ts_jnode_check_keys(root, sweep_keys, err)))
         return rc;
-    if ((rc = ts_jnode_get_string(root, "name", TS_OPTIONAL, sw->name, sizeof sw->name, err)))
+    if ((rc = ts_jnode_get_string(root, "name", TS_OPTIONAL, sw->name, sizeof sw->name, err)) ||
+        (rc = ts_jnode_get_text(root, "description", TS_OPTIONAL, NULL, err)))
         return rc;
     struct ts_jnode c;
     if (!ts_jnode_child(root, "model", &c))
@@ -410,7 +411,7 @@ int ts_sweep_parse(const struct ts_jnode *root, struct ts_sweep *sw, struct ts_e
     for (int s = 0; s < sw->n_systems; s++)
         for (int i = 0; i < sw->n_pricing; i++) {
             enum ts_pricing pr = sw->pricing[i];
-            sw->offered[s][pr] = !sw->has_cost || sw->cost[s].gpu_hour[pr] > 0 || sw->cost[s].node_hour[pr] > 0;
+            sw->offered[s][pr] = !sw->has_cost || ts_cost_config_has_price(&sw->cost[s], pr);
         }
     for (int s = 0; s < sw->n_systems; s++) {
         bool any = false;

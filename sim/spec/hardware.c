@@ -127,7 +127,8 @@ int ts_accel_parse(const struct ts_jnode *node, struct ts_accel *a, struct ts_er
                                     &a->kernel_latency, err)) ||
         (rc = ts_jnode_get_quantity(node, "sustained_compute", TS_OPTIONAL, TS_DIM_NUMBER, 0.05, 1.0,
                                     &a->sustained_compute, err)) ||
-        (rc = ts_jnode_get_string(node, "source", TS_OPTIONAL, a->source, sizeof a->source, err)))
+        (rc = ts_jnode_get_string(node, "source", TS_OPTIONAL, a->source, sizeof a->source, err)) ||
+        (rc = ts_jnode_get_text(node, "notes", TS_OPTIONAL, NULL, err)))
         return rc;
 
     struct ts_jnode pk;
@@ -273,7 +274,8 @@ int ts_system_parse(const struct ts_jnode *node, struct ts_system *s, struct ts_
     if ((rc = ts_jnode_get_string(node, "name", TS_REQUIRED, s->name, sizeof s->name, err)) ||
         (rc = ts_jnode_get_int(node, "gpus_per_node", TS_REQUIRED, 1, 4096, &s->gpus_per_node,
                                err)) ||
-        (rc = ts_jnode_get_string(node, "source", TS_OPTIONAL, s->source, sizeof s->source, err)))
+        (rc = ts_jnode_get_string(node, "source", TS_OPTIONAL, s->source, sizeof s->source, err)) ||
+        (rc = ts_jnode_get_text(node, "notes", TS_OPTIONAL, NULL, err)))
         return rc;
     struct ts_jnode c;
     if (!ts_jnode_child(node, "accelerator", &c))
