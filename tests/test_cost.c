@@ -269,7 +269,7 @@ static void node_hour_prices_divide_by_the_systems_gpus_per_node(void **state)
     struct ts_cost_result r;
     struct ts_err err;
     small_setup(&job, &it, &run);
-    job.cost.gpu_hour[TS_PRICING_ON_DEMAND] = NAN;            // not given
+    job.cost.gpu_hour[TS_PRICING_ON_DEMAND] = (double)NAN;            // not given
     job.cost.node_hour[TS_PRICING_ON_DEMAND] = 32.80;       // 4.10 per GPU on 8-GPU nodes
     int rc = price(&job, &it, &run, NULL, 0, &r, &err);
     assert_ok(rc, err);
@@ -847,7 +847,7 @@ static void a_job_file_with_a_bad_cost_section_names_the_file_and_path(void **st
 
 /* ---------------------------------------------------------------- price files */
 
-#define NO NAN
+#define NO ((double)NAN)
 static const struct {
     const char *name;
     double on_demand, reserved, spot;       // NO = not offered

@@ -76,7 +76,7 @@ double ts_cost_gpu_hour_price(const struct ts_job *job, enum ts_pricing pricing)
         return c->gpu_hour[pricing];
     if (!isnan(c->node_hour[pricing]) && job->system.gpus_per_node > 0)
         return c->node_hour[pricing] / job->system.gpus_per_node;
-    return NAN;
+    return (double)NAN;
 }
 
 /* ---------------------------------------------------------------- data loader */

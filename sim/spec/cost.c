@@ -130,9 +130,9 @@ void ts_cost_config_defaults(struct ts_cost_config *c)
     c->dataset_tier = TS_TIER_HOT;
     c->log_tier = TS_TIER_HOT;
     c->loader_hosts = 0;                            // auto
-    /* No price is a price of 0: a zero is free (or sunk-cost) capacity, a NAN no offer. */
+    /* A missing price is NAN, not 0: a zero is a price (free or sunk-cost capacity). */
     for (int p = 0; p < TS_PRICING_COUNT; p++)
-        c->gpu_hour[p] = c->node_hour[p] = NAN;
+        c->gpu_hour[p] = c->node_hour[p] = (double)NAN;
 }
 
 bool ts_cost_config_has_price(const struct ts_cost_config *c, enum ts_pricing pricing)
@@ -212,10 +212,10 @@ static int parse_hour_prices(const struct ts_jnode *obj, struct ts_cost_config *
         }
         if (gpu_given[p]) {
             c->gpu_hour[p] = gpu[p];
-            c->node_hour[p] = NAN;
+            c->node_hour[p] = (double)NAN;
         } else if (node_given[p]) {
             c->node_hour[p] = node[p];
-            c->gpu_hour[p] = NAN;
+            c->gpu_hour[p] = (double)NAN;
         }
     }
     return TS_OK;
@@ -229,7 +229,7 @@ static int get_tier_age(const struct ts_jnode *obj, const char *key, double *out
     if (!ts_jnode_child(obj, key, &c))
         return TS_OK;
     if (cJSON_IsString(c.json) && strcmp(c.json->valuestring, "never") == 0) {
-        *out = INFINITY;
+        *out = (double)INFINITY;
         return TS_OK;
     }
     return ts_jnode_to_quantity(&c, TS_DIM_SECONDS, 0.0, DURATION_MAX, out, err);
