@@ -965,11 +965,73 @@ static void price_files_resolve_by_path_relative_to_the_job(void **state)
     assert_input_error(rc, &err, "test.json: cost.prices: expected a price file name");
 }
 
+/* ---------------------------------------------------------------- zero prices */
+
+static void a_zero_price_is_a_price_and_only_a_missing_one_is_no_price(void **state)
+{
+    (void)state;
+    struct ts_cost_config c;
+    struct ts_err err;
+    int rc = parse_cost("{\"gpu_hour\": {\"on_demand\": 0, \"spot\": 1.5}, "
+                        "\"node_hour\": {\"reserved\": 0}}", &c, &err);
+    assert_ok(rc, err);
+    assert_true(ts_cost_config_has_price(&c, TS_PRICING_ON_DEMAND));
+    assert_true(ts_cost_config_has_price(&c, TS_PRICING_RESERVED));
+    assert_true(ts_cost_config_has_price(&c, TS_PRICING_SPOT));
+    assert_close(c.gpu_hour[TS_PRICING_ON_DEMAND], 0.0, 0.0, 0.0);
+    rc = parse_cost("{\"pricing\": \"spot\", \"gpu_hour\": {\"spot\": 1.5}}", &c, &err);
+    assert_ok(rc, err);
+    assert_false(ts_cost_config_has_price(&c, TS_PRICING_ON_DEMAND));
+    assert_false(ts_cost_config_has_price(&c, TS_PRICING_RESERVED));
+    /* A zero price for the spares' pricing is a price too; a missing one is not. */
+    rc = parse_cost("{\"gpu_hour\": {\"on_demand\": 3, \"spot\": 0}, \"spare_pricing\": \"spot\"}",
+                    &c, &err);
+    assert_ok(rc, err);
+    rc = parse_cost("{\"gpu_hour\": {\"on_demand\": 3}, \"spare_pricing\": \"spot\"}", &c, &err);
+    assert_input_error(rc, &err, "test.json: cost.gpu_hour.spot: no price for \"spare_pricing\":");
+}
+
+static void a_zero_gpu_hour_price_bills_no_compute_and_the_rest_as_usual(void **state)
+{
+    (void)state;
+    struct ts_job job;
+    struct ts_iteration it;
+    struct ts_run_result run;
+    struct ts_cost_result paid, free_;
+    struct ts_err err;
+    small_setup(&job, &it, &run);
+    int rc = price(&job, &it, &run, NULL, 0, &paid, &err);
+    assert_ok(rc, err);
+    job.cost.gpu_hour[TS_PRICING_ON_DEMAND] = 0.0;
+    rc = price(&job, &it, &run, NULL, 0, &free_, &err);
+    assert_ok(rc, err);
+    /* Compute is 16 GPUs x 10 h x $0 = $0 (it was 160 GPU-hours x $4.10 = $656), and so are
+     * the hot spares bought the same way (80 GPU-hours: $328); every other category keeps
+     * its bill, so the total drops by exactly those two. */
+    assert_close(paid.breakdown_usd[TS_COST_COMPUTE], 656.0, 1e-12, 0.0);
+    assert_close(paid.breakdown_usd[TS_COST_SPARES], 328.0, 1e-12, 0.0);
+    assert_close(free_.breakdown_usd[TS_COST_COMPUTE], 0.0, 0.0, 0.0);
+    assert_close(free_.breakdown_usd[TS_COST_SPARES], 0.0, 0.0, 0.0);
+    for (int k = 0; k < TS_COST_COUNT; k++)
+        if (k != TS_COST_COMPUTE && k != TS_COST_SPARES)
+            assert_close(free_.breakdown_usd[k], paid.breakdown_usd[k], 0.0, 0.0);
+    assert_close(free_.total_usd, paid.total_usd - 656.0 - 328.0, 1e-12, 1e-9);
+    assert_close(free_.per_hour_usd, 2.0, 0.0, 0.0);        // the fixed $2/h only
+    for (int g = 0; g < TS_GPUH_COUNT; g++)
+        assert_close(free_.waste_usd[g], 0.0, 0.0, 0.0);
+    /* Not given at all: no price, refused at billing time. */
+    job.cost.gpu_hour[TS_PRICING_ON_DEMAND] = (double)NAN;
+    rc = price(&job, &it, &run, NULL, 0, &free_, &err);
+    assert_input_error(rc, &err, "cost.gpu_hour.on_demand: no price");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(small_run_is_billed_as_computed_by_hand_to_the_cent),
         cmocka_unit_test(node_hour_prices_divide_by_the_systems_gpus_per_node),
+        cmocka_unit_test(a_zero_price_is_a_price_and_only_a_missing_one_is_no_price),
+        cmocka_unit_test(a_zero_gpu_hour_price_bills_no_compute_and_the_rest_as_usual),
         cmocka_unit_test(keep_last_k_checkpoints_hold_k_spacings_each),
         cmocka_unit_test(gpu_hours_and_dollars_add_up_exactly_on_random_runs),
         cmocka_unit_test(p90_and_budget_flags_follow_the_replication_bills),
