@@ -83,6 +83,8 @@ expect_in "$tmp/fifo_model.err" "$tmp/fifo: is a FIFO or pipe" fifo_model
 # A pipe with a writer is read to its end (process substitution).
 run pipe run <(cat "$JOB") --format json
 expect_rc pipe 0
+run pipe_sweep sweep <(cat "$SWEEP") --format json --no-progress
+expect_rc pipe_sweep 0
 
 # A directory.
 mkdir "$tmp/dir.json"

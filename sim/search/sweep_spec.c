@@ -465,18 +465,21 @@ static uint64_t fnv1a64(const char *data, size_t n)
 
 int ts_sweep_load(const char *file, struct ts_sweep *out, struct ts_err *err)
 {
-    cJSON *doc;
-    int rc = ts_json_load(file, &doc, err);
-    if (rc)
-        return rc;
-    struct ts_jnode root = ts_jnode_root(doc, file);
-    rc = ts_sweep_parse(&root, out, err);
-    cJSON_Delete(doc);
+    /* Read once: the bytes parsed are the bytes fingerprinted (a pipe cannot be read twice). */
     char *text;
     size_t len;
-    if (rc == TS_OK && (rc = ts_file_read(file, &text, &len, err)) == TS_OK) {
-        out->fingerprint = fnv1a64(text, len);
-        free(text);
+    int rc = ts_file_read(file, &text, &len, err);
+    if (rc)
+        return rc;
+    cJSON *doc;
+    rc = ts_json_parse(text, len, file, &doc, err);
+    if (rc == TS_OK) {
+        struct ts_jnode root = ts_jnode_root(doc, file);
+        rc = ts_sweep_parse(&root, out, err);
+        cJSON_Delete(doc);
     }
+    if (rc == TS_OK)
+        out->fingerprint = fnv1a64(text, len);
+    free(text);
     return rc;
 }
