@@ -269,7 +269,7 @@ static void node_hour_prices_divide_by_the_systems_gpus_per_node(void **state)
     struct ts_cost_result r;
     struct ts_err err;
     small_setup(&job, &it, &run);
-    job.cost.gpu_hour[TS_PRICING_ON_DEMAND] = 0.0;
+    job.cost.gpu_hour[TS_PRICING_ON_DEMAND] = (double)NAN;            // not given
     job.cost.node_hour[TS_PRICING_ON_DEMAND] = 32.80;       // 4.10 per GPU on 8-GPU nodes
     int rc = price(&job, &it, &run, NULL, 0, &r, &err);
     assert_ok(rc, err);
@@ -880,16 +880,26 @@ static void a_job_file_with_a_bad_cost_section_names_the_file_and_path(void **st
 
 /* ---------------------------------------------------------------- price files */
 
+#define NO ((double)NAN)
 static const struct {
     const char *name;
-    double on_demand, reserved, spot;       // 0 = not offered
+    double on_demand, reserved, spot;       // NO = not offered
 } shipped[] = {
-    {"aws-p4d-2024-09", 4.10, 1.84, 1.16},  {"aws-p4de-2024-09", 5.12, 0, 0},
-    {"aws-p5-2023", 12.29, 4.92, 0},        {"aws-p5en-2026-08", 7.91, 5.41, 3.36},
-    {"lambda-h100", 3.99, 0, 0},            {"lambda-a100", 2.79, 0, 0},
-    {"lambda-b200", 6.69, 0, 0},            {"coreweave-h100-2025", 6.16, 0, 0},
-    {"coreweave-a100-2025", 2.70, 0, 0},
+    {"aws-p4d-2024-09", 4.10, 1.84, 1.16},  {"aws-p4de-2024-09", 5.12, NO, NO},
+    {"aws-p5-2023", 12.29, 4.92, NO},       {"aws-p5en-2026-08", 7.91, 5.41, 3.36},
+    {"lambda-h100", 3.99, NO, NO},          {"lambda-a100", 2.79, NO, NO},
+    {"lambda-b200", 6.69, NO, NO},          {"coreweave-h100-2025", 6.16, NO, NO},
+    {"coreweave-a100-2025", 2.70, NO, NO},
 };
+
+/* A price as stated, or absent (NO) in both. */
+#define assert_price(actual, expected)                                     \
+    do {                                                                   \
+        if (isnan(expected))                                               \
+            assert_true(isnan(actual));                                    \
+        else                                                               \
+            assert_close((actual), (expected), 0.0, 0.0);                  \
+    } while (0)
 
 static void shipped_price_files_parse_and_their_prices_land_in_the_config(void **state)
 {
@@ -901,9 +911,9 @@ static void shipped_price_files_parse_and_their_prices_land_in_the_config(void *
         struct ts_err err;
         int rc = parse_cost(text, &c, &err);
         assert_ok(rc, err);
-        assert_close(c.gpu_hour[TS_PRICING_ON_DEMAND], shipped[i].on_demand, 0.0, 0.0);
-        assert_close(c.gpu_hour[TS_PRICING_RESERVED], shipped[i].reserved, 0.0, 0.0);
-        assert_close(c.gpu_hour[TS_PRICING_SPOT], shipped[i].spot, 0.0, 0.0);
+        assert_price(c.gpu_hour[TS_PRICING_ON_DEMAND], shipped[i].on_demand);
+        assert_price(c.gpu_hour[TS_PRICING_RESERVED], shipped[i].reserved);
+        assert_price(c.gpu_hour[TS_PRICING_SPOT], shipped[i].spot);
         snprintf(expect, sizeof expect, "configs/prices/%s.json (", shipped[i].name);
         if (strncmp(c.price_source, expect, strlen(expect)) != 0) {
             print_error("price_source \"%s\" does not start with \"%s\"\n", c.price_source, expect);
@@ -949,7 +959,7 @@ static void job_keys_override_the_price_file_key_by_key(void **state)
     rc = parse_cost("{\"prices\": \"aws-p4d-2024-09\", \"node_hour\": {\"on_demand\": 30}}", &c,
                     &err);
     assert_ok(rc, err);
-    assert_close(c.gpu_hour[TS_PRICING_ON_DEMAND], 0.0, 0.0, 0.0);
+    assert_true(isnan(c.gpu_hour[TS_PRICING_ON_DEMAND]));
     assert_close(c.node_hour[TS_PRICING_ON_DEMAND], 30.0, 0.0, 0.0);
 }
 
@@ -988,11 +998,73 @@ static void price_files_resolve_by_path_relative_to_the_job(void **state)
     assert_input_error(rc, &err, "test.json: cost.prices: expected a price file name");
 }
 
+/* ---------------------------------------------------------------- zero prices */
+
+static void a_zero_price_is_a_price_and_only_a_missing_one_is_no_price(void **state)
+{
+    (void)state;
+    struct ts_cost_config c;
+    struct ts_err err;
+    int rc = parse_cost("{\"gpu_hour\": {\"on_demand\": 0, \"spot\": 1.5}, "
+                        "\"node_hour\": {\"reserved\": 0}}", &c, &err);
+    assert_ok(rc, err);
+    assert_true(ts_cost_config_has_price(&c, TS_PRICING_ON_DEMAND));
+    assert_true(ts_cost_config_has_price(&c, TS_PRICING_RESERVED));
+    assert_true(ts_cost_config_has_price(&c, TS_PRICING_SPOT));
+    assert_close(c.gpu_hour[TS_PRICING_ON_DEMAND], 0.0, 0.0, 0.0);
+    rc = parse_cost("{\"pricing\": \"spot\", \"gpu_hour\": {\"spot\": 1.5}}", &c, &err);
+    assert_ok(rc, err);
+    assert_false(ts_cost_config_has_price(&c, TS_PRICING_ON_DEMAND));
+    assert_false(ts_cost_config_has_price(&c, TS_PRICING_RESERVED));
+    /* A zero price for the spares' pricing is a price too; a missing one is not. */
+    rc = parse_cost("{\"gpu_hour\": {\"on_demand\": 3, \"spot\": 0}, \"spare_pricing\": \"spot\"}",
+                    &c, &err);
+    assert_ok(rc, err);
+    rc = parse_cost("{\"gpu_hour\": {\"on_demand\": 3}, \"spare_pricing\": \"spot\"}", &c, &err);
+    assert_input_error(rc, &err, "test.json: cost.gpu_hour.spot: no price for \"spare_pricing\":");
+}
+
+static void a_zero_gpu_hour_price_bills_no_compute_and_the_rest_as_usual(void **state)
+{
+    (void)state;
+    struct ts_job job;
+    struct ts_iteration it;
+    struct ts_run_result run;
+    struct ts_cost_result paid, free_;
+    struct ts_err err;
+    small_setup(&job, &it, &run);
+    int rc = price(&job, &it, &run, NULL, 0, &paid, &err);
+    assert_ok(rc, err);
+    job.cost.gpu_hour[TS_PRICING_ON_DEMAND] = 0.0;
+    rc = price(&job, &it, &run, NULL, 0, &free_, &err);
+    assert_ok(rc, err);
+    /* Compute is 16 GPUs x 10 h x $0 = $0 (it was 160 GPU-hours x $4.10 = $656), and so are
+     * the hot spares bought the same way (80 GPU-hours: $328); every other category keeps
+     * its bill, so the total drops by exactly those two. */
+    assert_close(paid.breakdown_usd[TS_COST_COMPUTE], 656.0, 1e-12, 0.0);
+    assert_close(paid.breakdown_usd[TS_COST_SPARES], 328.0, 1e-12, 0.0);
+    assert_close(free_.breakdown_usd[TS_COST_COMPUTE], 0.0, 0.0, 0.0);
+    assert_close(free_.breakdown_usd[TS_COST_SPARES], 0.0, 0.0, 0.0);
+    for (int k = 0; k < TS_COST_COUNT; k++)
+        if (k != TS_COST_COMPUTE && k != TS_COST_SPARES)
+            assert_close(free_.breakdown_usd[k], paid.breakdown_usd[k], 0.0, 0.0);
+    assert_close(free_.total_usd, paid.total_usd - 656.0 - 328.0, 1e-12, 1e-9);
+    assert_close(free_.per_hour_usd, 2.0, 0.0, 0.0);        // the fixed $2/h only
+    for (int g = 0; g < TS_GPUH_COUNT; g++)
+        assert_close(free_.waste_usd[g], 0.0, 0.0, 0.0);
+    /* Not given at all: no price, refused at billing time. */
+    job.cost.gpu_hour[TS_PRICING_ON_DEMAND] = (double)NAN;
+    rc = price(&job, &it, &run, NULL, 0, &free_, &err);
+    assert_input_error(rc, &err, "cost.gpu_hour.on_demand: no price");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(small_run_is_billed_as_computed_by_hand_to_the_cent),
         cmocka_unit_test(node_hour_prices_divide_by_the_systems_gpus_per_node),
+        cmocka_unit_test(a_zero_price_is_a_price_and_only_a_missing_one_is_no_price),
+        cmocka_unit_test(a_zero_gpu_hour_price_bills_no_compute_and_the_rest_as_usual),
         cmocka_unit_test(keep_last_k_checkpoints_hold_k_spacings_each),
         cmocka_unit_test(waiting_for_the_slowest_gpu_is_attributed_as_waste),
         cmocka_unit_test(gpu_hours_and_dollars_add_up_exactly_on_random_runs),

@@ -555,11 +555,18 @@ static void zero_prices_give_a_finite_bill_or_say_what_is_missing(void **state)
     assert_finite(o.cost.per_million_tokens_usd);
     assert_finite(o.cost.p90_usd);
     assert_finite(o.cost.per_hour_usd);
-    /* A zero GPU-hour price means "not offered": refused, naming the key. */
+    /* A zero GPU-hour price is a price (free capacity): a compute bill of 0; only a missing
+     * price is refused, naming the key. */
+    expect_ok("{\"model\": \"gpt2-124m\", \"system\": \"dgx-h100\", \"nodes\": 1,"
+              " \"global_batch\": 64, \"training\": {\"tokens\": \"1B\"},"
+              " \"cost\": {\"gpu_hour\": {\"on_demand\": 0}}}", &o);
+    assert_true(o.have_cost);
+    assert_true(o.cost.breakdown_usd[TS_COST_COMPUTE] == 0.0);
+    assert_finite(o.cost.per_million_tokens_usd);
     struct ts_err err;
     int rc = job_text("{\"model\": \"gpt2-124m\", \"system\": \"dgx-h100\", \"nodes\": 1,"
                       " \"global_batch\": 64, \"training\": {\"tokens\": \"1B\"},"
-                      " \"cost\": {\"gpu_hour\": {\"on_demand\": 0}}}", &o, &err);
+                      " \"cost\": {\"gpu_hour\": {\"spot\": 0}}}", &o, &err);
     assert_input_error(rc, &err, "gpu_hour.on_demand");
 }
 

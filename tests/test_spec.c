@@ -8,6 +8,8 @@
  */
 #include "test_helpers.h"
 
+#include <sys/stat.h>
+
 #include "spec/spec.h"
 
 /* ---------------------------------------------------------------- fixtures */
@@ -1836,6 +1838,307 @@ static void recompute_policy_errors_name_the_offending_entry(void **state)
                                  "\"selective\" | \"full\" (or an object");
 }
 
+/* ---------------------------------------------------------------- whole-document checks */
+
+/* Parse text as the document of "doc.json" (ts_json_parse, as every loaded file is). */
+static int parse_doc(const char *text, cJSON **doc, struct ts_err *err)
+{
+    *doc = NULL;
+    ts_err_clear(err);
+    return ts_json_parse(text, strlen(text), "doc.json", doc, err);
+}
+
+/* Assert that text parses as a document (and free it). */
+#define assert_document_ok(text)                                                  \
+    do {                                                                          \
+        cJSON *d_;                                                                \
+        struct ts_err e_;                                                         \
+        int r_ = parse_doc((text), &d_, &e_);                                     \
+        assert_ok(r_, e_);                                                        \
+        cJSON_Delete(d_);                                                         \
+    } while (0)
+
+/* Assert that text is refused with a message containing needle. */
+#define assert_document_refused(text, needle)                                     \
+    do {                                                                          \
+        cJSON *d_;                                                                \
+        struct ts_err e_;                                                         \
+        int r_ = parse_doc((text), &d_, &e_);                                     \
+        assert_null(d_);                                                          \
+        assert_input_error(r_, &e_, (needle));                                    \
+    } while (0)
+
+/* n nested arrays around a 1: "[[...[1]...]]". */
+static char *nested(int n)
+{
+    char *t = ts_xmalloc((size_t)(2 * n + 2));
+    memset(t, '[', (size_t)n);
+    t[n] = '1';
+    memset(t + n + 1, ']', (size_t)n);
+    t[2 * n + 1] = '\0';
+    return t;
+}
+
+static void documents_nested_to_the_limit_parse_and_deeper_ones_say_so(void **state)
+{
+    (void)state;
+    char *ok = nested(TS_JSON_DEPTH_MAX), *deep = nested(TS_JSON_DEPTH_MAX + 1);
+    char *deeper = nested(5000);    // past cJSON's own limit (1000) too
+    assert_document_ok(ok);
+    /* Level 65 opens at the 65th bracket: column 65. */
+    assert_document_refused(deep, "doc.json: nesting deeper than 64 levels at line 1, column 65");
+    assert_document_refused(deeper, "doc.json: nesting deeper than 64 levels at line 1, column 65");
+    /* Objects count as levels too, on the line where the limit is crossed. */
+    struct ts_buf b;
+    ts_buf_init(&b);
+    for (int i = 1; i < TS_JSON_DEPTH_MAX; i++)
+        ts_buf_printf(&b, "{\"k\": ");
+    ts_buf_printf(&b, "\n  [[1]]");     // level 64 at column 3, level 65 at column 4
+    for (int i = 1; i < TS_JSON_DEPTH_MAX; i++)
+        ts_buf_printf(&b, "}");
+    assert_document_refused(b.data, "nesting deeper than 64 levels at line 2, column 4");
+    /* Malformed text before the limit is reported as malformed, where it is. */
+    assert_document_refused("[1,, [[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[",
+                            "doc.json: malformed JSON at line 1, column 4");
+    ts_buf_free(&b);
+    free(ok);
+    free(deep);
+    free(deeper);
+}
+
+static void a_key_given_twice_anywhere_is_refused_with_its_path(void **state)
+{
+    (void)state;
+    assert_document_refused("{\"a\": 1, \"a\": 1}", "doc.json: a: key appears twice");
+    assert_document_refused("{\"x\": [{\"b\": 1}, {\"c\": 1, \"d\": 2, \"c\": 2}]}",
+                            "doc.json: x[1].c: key appears twice");
+    assert_document_refused("[[{\"ok\": {\"tp\": 1, \"tp\": 2}}]]", "doc.json: [0][0].ok.tp: key appears twice");
+    /* Case matters, as in every key lookup. */
+    assert_document_ok("{\"a\": 1, \"A\": 1, \"x\": {\"a\": 2}}");
+    /* A large object (sorted, not compared in pairs): the first key that repeats an earlier
+     * one is named, here k70 (k3 repeats too, but later). */
+    struct ts_buf b;
+    ts_buf_init(&b);
+    ts_buf_printf(&b, "{\"big\": {");
+    for (int i = 0; i < 100; i++)
+        ts_buf_printf(&b, "\"k%d\": %d, ", i, i);
+    ts_buf_printf(&b, "\"k70\": 0, \"k3\": 0}}");
+    assert_document_refused(b.data, "doc.json: big.k70: key appears twice");
+    ts_buf_free(&b);
+    ts_buf_init(&b);
+    ts_buf_printf(&b, "{");
+    for (int i = 0; i < 100; i++)
+        ts_buf_printf(&b, "%s\"k%d\": %d", i ? ", " : "", i, i);
+    ts_buf_printf(&b, "}");
+    assert_document_ok(b.data);
+    ts_buf_free(&b);
+}
+
+static void a_nul_escape_in_a_key_or_value_is_refused_with_line_and_column(void **state)
+{
+    (void)state;
+    assert_document_refused("{\"name\": \"a\\u0000b\"}", "doc.json: \"\\u0000\" in a string at line 1, column 12");
+    assert_document_refused("{\n \"na\\u0000me\": 1}", "\"\\u0000\" in a string at line 2, column 5");
+    /* An escaped backslash followed by "u0000" is six ordinary characters. */
+    assert_document_ok("{\"name\": \"a\\\\u0000b\"}");
+    /* Other escapes of control characters are fine. */
+    assert_document_ok("{\"name\": \"a\\u0001\\n\\t\"}");
+}
+
+static void numbers_beyond_the_double_range_are_refused_with_path_and_text(void **state)
+{
+    (void)state;
+    assert_document_refused("{\"gpus\": 1e999}",
+                            "doc.json: gpus: 1e999 is out of range (a finite number is needed)");
+    assert_document_refused("{\"a\": {\"b\": [1, 2, -1E+400]}}",
+                            "doc.json: a.b[2]: -1E+400 is out of range (a finite number is needed)");
+    assert_document_ok("{\"big\": 1.7e308, \"tiny\": 1e-400, \"negative\": -1.7e308}");
+    /* A getter given such a node (built by hand) says the same, never "null". */
+    cJSON *n = cJSON_CreateNumber((double)INFINITY);
+    struct ts_jnode node = ts_jnode_root(n, "doc.json");
+    double v;
+    struct ts_err err;
+    int rc = ts_jnode_to_quantity(&node, TS_DIM_BYTES, 0, 1e30, &v, &err);
+    assert_input_error(rc, &err, "doc.json: a number beyond the double range is out of range "
+                                 "(a finite number is needed)");
+    cJSON_Delete(n);
+}
+
+static void numbers_and_strings_json_does_not_allow_are_refused(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *text, *message;
+    } bad[] = {
+        {"{\"n\": 01}", "malformed number 01 at line 1, column 7"},
+        {"{\"n\": 1.}", "malformed number 1. at line 1, column 7"},
+        {"{\"n\": -}", "malformed number - at line 1, column 7"},
+        {"{\"n\": 1e}", "malformed number 1e at line 1, column 7"},
+        {"{\"n\": 1.5e+}", "malformed number 1.5e+ at line 1, column 7"},
+        {"{\"n\": .5}", "malformed JSON at line 1, column 7"},
+        {"{\"n\": 1000000000000000000000000000000000000000000000000000000000000000000}",
+         "number longer than 63 characters at line 1, column 7"},
+        {"{\"s\": \"a\tb\"}", "control character 0x09 in a string at line 1, column 9"},
+        {"{\"s\": \"a\nb\"}", "control character 0x0a in a string at line 1, column 9"},
+        {"{\"s\": \"\xff\"}", "invalid UTF-8 in a string at line 1, column 8"},
+        {"{\"s\": \"\xc0\xaf\"}", "invalid UTF-8 in a string at line 1, column 8"},     // overlong '/'
+        {"{\"s\": \"\xed\xa0\x80\"}", "invalid UTF-8 in a string at line 1, column 8"}, // a surrogate
+        {"{\"s\": \"\xf4\x90\x80\x80\"}", "invalid UTF-8 in a string at line 1, column 8"}, // > U+10FFFF
+        {"{\"s\": \"\xe2\x82\"}", "invalid UTF-8 in a string at line 1, column 8"},     // cut short
+        {"", "doc.json: no JSON document (the file is empty)"},
+        {" \n\t", "doc.json: no JSON document (the file is empty)"},
+    };
+    for (size_t i = 0; i < TS_ARRAY_LEN(bad); i++)
+        assert_document_refused(bad[i].text, bad[i].message);
+    assert_document_ok("{\"n\": [0, -0, 10, -0.5, 1e3, 1E-3, 2.5e+10], \"s\": \"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\"}");
+    /* A NUL byte in the text (not an escape). */
+    cJSON *doc;
+    struct ts_err err;
+    ts_err_clear(&err);
+    int rc = ts_json_parse("{\"a\": \"x\0y\"}", 12, "doc.json", &doc, &err);
+    assert_input_error(rc, &err, "doc.json: NUL byte at line 1, column 9");
+}
+
+static void parsing_beyond_the_memory_limit_is_reported_as_out_of_memory(void **state)
+{
+    (void)state;
+    struct ts_buf b;
+    ts_buf_init(&b);
+    ts_buf_printf(&b, "[0");
+    for (int i = 1; i < 1000; i++)
+        ts_buf_printf(&b, ",%d", i);
+    ts_buf_printf(&b, "]");
+    cJSON *doc = NULL;
+    struct ts_err err;
+    /* 1000 numbers need 1000 cJSON nodes of 64 bytes: more than 16 KiB. */
+    ts_err_clear(&err);
+    int rc = ts_json_parse_limited(b.data, b.len, "doc.json", 16384, &doc, &err);
+    assert_null(doc);
+    assert_input_error(rc, &err, "doc.json: out of memory while parsing: the document needs more "
+                                 "than the 16 KiB a JSON input may use");
+    /* The same text within the limit parses, and a later parse on this thread is not
+     * affected by the failed one. */
+    rc = ts_json_parse(b.data, b.len, "doc.json", &doc, &err);
+    assert_ok(rc, err);
+    assert_int_equal(cJSON_GetArraySize(doc), 1000);
+    cJSON_Delete(doc);
+    ts_buf_free(&b);
+}
+
+/* ---------------------------------------------------------------- reading input files */
+
+static char scratch_dir[256];
+
+static int make_scratch_dir(void **state)
+{
+    (void)state;
+    const char *t = getenv("TMPDIR");
+    snprintf(scratch_dir, sizeof scratch_dir, "%s/ts_test_spec.XXXXXX", t && t[0] ? t : "/tmp");
+    return mkdtemp(scratch_dir) ? 0 : -1;
+}
+
+static int remove_scratch_dir(void **state)
+{
+    (void)state;
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", scratch_dir);
+    return system(cmd) == 0 ? 0 : -1;
+}
+
+static void input_files_are_read_within_a_size_limit(void **state)
+{
+    (void)state;
+    char path[512];
+    snprintf(path, sizeof path, "%s/five.json", scratch_dir);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    fputs("[1,2]", f);
+    fclose(f);
+    char *text = NULL;
+    size_t len = 0;
+    struct ts_err err;
+    ts_err_clear(&err);
+    /* Exactly at the limit: read. */
+    int rc = ts_file_read_limited(path, 5, &text, &len, &err);
+    assert_ok(rc, err);
+    assert_int_equal(len, 5);
+    assert_string_equal(text, "[1,2]");
+    free(text);
+    /* One byte over: refused by its size, naming the file and the limit. */
+    rc = ts_file_read_limited(path, 4, &text, &len, &err);
+    assert_input_error(rc, &err, "five.json: the file is 5 B, more than the 4 B limit for input files");
+    /* A device with no end stops at the limit. */
+    rc = ts_file_read_limited("/dev/zero", 1 << 20, &text, &len, &err);
+    assert_input_error(rc, &err, "/dev/zero: more than 1 MiB read; input files are limited to 1 MiB");
+    /* The default limit is 64 MiB. */
+    assert_true(TS_INPUT_MAX_BYTES == 64u << 20);
+}
+
+static void directories_and_fifos_are_refused_without_waiting(void **state)
+{
+    (void)state;
+    char *text = NULL;
+    size_t len;
+    struct ts_err err;
+    ts_err_clear(&err);
+    int rc = ts_file_read(scratch_dir, &text, &len, &err);
+    assert_input_error(rc, &err, ": is a directory, not a file");
+    char fifo[512];
+    snprintf(fifo, sizeof fifo, "%s/fifo", scratch_dir);
+    assert_int_equal(mkfifo(fifo, 0600), 0);
+    /* Nobody writes to it: opening does not block, and there is nothing to read. */
+    rc = ts_file_read(fifo, &text, &len, &err);
+    assert_input_error(rc, &err, "fifo: is a FIFO or pipe that delivered nothing");
+    cJSON *doc;
+    rc = ts_json_load(fifo, &doc, &err);
+    assert_input_error(rc, &err, "fifo: is a FIFO");
+}
+
+/* ---------------------------------------------------------------- free text */
+
+static void free_text_keys_must_be_strings_in_every_kind_of_file(void **state)
+{
+    (void)state;
+    struct ts_model m;
+    struct ts_accel a;
+    struct ts_system s;
+    struct ts_err err;
+    int rc = parse_model("{\"name\": 5, \"layers\": 8, \"hidden\": 512, \"heads\": 32, "
+                         "\"vocab\": 1000, \"seq_len\": 1024}", &m, &err);
+    assert_input_error(rc, &err, "test.json: name: expected a string, got 5");
+    rc = parse_model("{\"name\": \"m\", \"notes\": [\"x\"], \"layers\": 8, \"hidden\": 512, "
+                     "\"heads\": 32, \"vocab\": 1000, \"seq_len\": 1024}", &m, &err);
+    assert_input_error(rc, &err, "test.json: notes: expected a string, got an array");
+    rc = parse_accel("{\"name\": true, \"peak_flops\": {\"bf16\": 1e14}, \"memory\": \"16 GiB\", "
+                     "\"memory_bandwidth\": \"1 TB/s\"}", &a, &err);
+    assert_input_error(rc, &err, "test.json: name: expected a string, got true");
+    rc = parse_accel("{\"name\": \"a\", \"notes\": 1, \"peak_flops\": {\"bf16\": 1e14}, "
+                     "\"memory\": \"16 GiB\", \"memory_bandwidth\": \"1 TB/s\"}", &a, &err);
+    assert_input_error(rc, &err, "test.json: notes: expected a string, got 1");
+    rc = parse_system("{\"name\": \"s\", \"notes\": {}, \"accelerator\": " TOY_ACCEL ", "
+                      "\"gpus_per_node\": 8, \"scale_up\": {\"bandwidth\": \"300 GB/s\", "
+                      "\"latency\": \"2 us\", \"domain_size\": 8}, \"scale_out\": {\"bandwidth\": "
+                      "\"400 Gb/s\", \"latency\": \"5 us\"}}", &s, &err);
+    assert_input_error(rc, &err, "test.json: notes: expected a string, got an object");
+    static const char *const job_texts[] = {
+        "{\"name\": 5, \"model\": " TINY_MODEL ", \"system\": " TOY_SYSTEM ", \"gpus\": 8, "
+        "\"global_batch\": 16}",
+        "{\"description\": null, \"model\": " TINY_MODEL ", \"system\": " TOY_SYSTEM ", "
+        "\"gpus\": 8, \"global_batch\": 16}",
+    };
+    static const char *const job_messages[] = {"test.json: name: expected a string, got 5",
+                                               "test.json: description: expected a string, got null"};
+    for (size_t i = 0; i < TS_ARRAY_LEN(job_texts); i++) {
+        cJSON *doc = ts_test_json(job_texts[i]);
+        struct ts_jnode root = ts_jnode_root(doc, "test.json");
+        struct ts_job job;
+        ts_err_clear(&err);
+        rc = ts_job_parse(&root, NULL, &job, &err);
+        cJSON_Delete(doc);
+        assert_input_error(rc, &err, job_messages[i]);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1925,6 +2228,17 @@ int main(void)
                                         restore_home),
         cmocka_unit_test_setup_teardown(unknown_catalogue_name_is_rejected_listing_the_known_names,
                                         use_test_home, restore_home),
+        cmocka_unit_test(documents_nested_to_the_limit_parse_and_deeper_ones_say_so),
+        cmocka_unit_test(a_key_given_twice_anywhere_is_refused_with_its_path),
+        cmocka_unit_test(a_nul_escape_in_a_key_or_value_is_refused_with_line_and_column),
+        cmocka_unit_test(numbers_beyond_the_double_range_are_refused_with_path_and_text),
+        cmocka_unit_test(numbers_and_strings_json_does_not_allow_are_refused),
+        cmocka_unit_test(parsing_beyond_the_memory_limit_is_reported_as_out_of_memory),
+        cmocka_unit_test_setup_teardown(input_files_are_read_within_a_size_limit, make_scratch_dir,
+                                        remove_scratch_dir),
+        cmocka_unit_test_setup_teardown(directories_and_fifos_are_refused_without_waiting,
+                                        make_scratch_dir, remove_scratch_dir),
+        cmocka_unit_test(free_text_keys_must_be_strings_in_every_kind_of_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

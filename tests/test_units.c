@@ -239,7 +239,12 @@ static void nan_and_infinity_are_rejected_in_every_spelling(void **state)
 static void numbers_that_overflow_a_double_are_rejected(void **state)
 {
     (void)state;
-    assert_quantity_rejected("1e400", TS_DIM_NUMBER, "\"1e400\" is not");
+    assert_quantity_rejected("1e400", TS_DIM_NUMBER,
+                             "\"1e400\" is out of range (a finite number is needed)");
+    assert_quantity_rejected("-1e400", TS_DIM_NUMBER, "\"-1e400\" is out of range");
+    assert_quantity_rejected("1e999 GiB", TS_DIM_BYTES,
+                             "\"1e999 GiB\" is out of range (a finite number is needed)");
+    assert_quantity_rejected("1e999 s", TS_DIM_SECONDS, "\"1e999 s\" is out of range");
     /* Finite as a number, infinite once scaled by the unit. */
     assert_quantity_rejected("1e300 EiB", TS_DIM_BYTES, "\"1e300 EiB\" is out of range");
 }

@@ -73,11 +73,11 @@ _Static_assert(TS_GPUH_COUNT == 11, "update ts_gpuh_names and ts_gpuh_labels");
 double ts_cost_gpu_hour_price(const struct ts_job *job, enum ts_pricing pricing)
 {
     const struct ts_cost_config *c = &job->cost;
-    if (c->gpu_hour[pricing] > 0.0)
+    if (!isnan(c->gpu_hour[pricing]))
         return c->gpu_hour[pricing];
-    if (c->node_hour[pricing] > 0.0 && job->system.gpus_per_node > 0)
+    if (!isnan(c->node_hour[pricing]) && job->system.gpus_per_node > 0)
         return c->node_hour[pricing] / job->system.gpus_per_node;
-    return 0.0;
+    return (double)NAN;
 }
 
 /* ---------------------------------------------------------------- data loader */
@@ -289,10 +289,12 @@ int ts_cost_compute(const struct ts_cost_input *in, struct ts_cost_result *out, 
     x.spare_gpus = (double)spare_nodes * gpn;
     x.price_job = ts_cost_gpu_hour_price(job, c->pricing);
     x.price_spare = ts_cost_gpu_hour_price(job, c->spare_pricing);
-    if (x.price_job <= 0.0)
+    if (isnan(x.price_job))
         return missing_price("\"pricing\":", c->pricing, err);
-    if (spare_nodes > 0 && x.price_spare <= 0.0)
+    if (spare_nodes > 0 && isnan(x.price_spare))
         return missing_price("the hot spares' \"spare_pricing\":", c->spare_pricing, err);
+    if (isnan(x.price_spare))
+        x.price_spare = 0.0;    // no spares: their pricing needs no price
 
     /* Loader hosts: as many as asked, or as many as the GPUs' token rate needs. */
     if (c->data_bytes_per_token > 0.0 && c->loader_bytes_per_s > 0.0) {

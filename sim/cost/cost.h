@@ -109,7 +109,7 @@ int ts_cost_compute(const struct ts_cost_input *in, struct ts_cost_result *out, 
 double ts_cost_loader_time(const struct ts_job *job, double *hosts);
 
 /* USD per GPU-hour of a pricing for a job: its gpu_hour, else its node_hour divided by the
- * system's gpus_per_node; 0 when neither is given. */
+ * system's gpus_per_node; NAN when neither is given (0 is a price: free capacity). */
 double ts_cost_gpu_hour_price(const struct ts_job *job, enum ts_pricing pricing);
 
 #endif

@@ -326,7 +326,8 @@ int ts_sweep_parse(const struct ts_jnode *root, struct ts_sweep *sw, struct ts_e
     ts_strlcpy(sw->file, root->file ? root->file : "", sizeof sw->file);
     if ((rc = ts_jnode_check_keys(root, sweep_keys, err)))
         return rc;
-    if ((rc = ts_jnode_get_string(root, "name", TS_OPTIONAL, sw->name, sizeof sw->name, err)))
+    if ((rc = ts_jnode_get_string(root, "name", TS_OPTIONAL, sw->name, sizeof sw->name, err)) ||
+        (rc = ts_jnode_get_text(root, "description", TS_OPTIONAL, NULL, err)))
         return rc;
     struct ts_jnode c;
     if (!ts_jnode_child(root, "model", &c))
@@ -434,7 +435,7 @@ int ts_sweep_parse(const struct ts_jnode *root, struct ts_sweep *sw, struct ts_e
     for (int s = 0; s < sw->n_systems; s++)
         for (int i = 0; i < sw->n_pricing; i++) {
             enum ts_pricing pr = sw->pricing[i];
-            sw->offered[s][pr] = !sw->has_cost || sw->cost[s].gpu_hour[pr] > 0 || sw->cost[s].node_hour[pr] > 0;
+            sw->offered[s][pr] = !sw->has_cost || ts_cost_config_has_price(&sw->cost[s], pr);
         }
     for (int s = 0; s < sw->n_systems; s++) {
         bool any = false;
@@ -488,18 +489,21 @@ static uint64_t fnv1a64(const char *data, size_t n)
 
 int ts_sweep_load(const char *file, struct ts_sweep *out, struct ts_err *err)
 {
-    cJSON *doc;
-    int rc = ts_json_load(file, &doc, err);
-    if (rc)
-        return rc;
-    struct ts_jnode root = ts_jnode_root(doc, file);
-    rc = ts_sweep_parse(&root, out, err);
-    cJSON_Delete(doc);
+    /* Read once: the bytes parsed are the bytes fingerprinted (a pipe cannot be read twice). */
     char *text;
     size_t len;
-    if (rc == TS_OK && (rc = ts_file_read(file, &text, &len, err)) == TS_OK) {
-        out->fingerprint = fnv1a64(text, len);
-        free(text);
+    int rc = ts_file_read(file, &text, &len, err);
+    if (rc)
+        return rc;
+    cJSON *doc;
+    rc = ts_json_parse(text, len, file, &doc, err);
+    if (rc == TS_OK) {
+        struct ts_jnode root = ts_jnode_root(doc, file);
+        rc = ts_sweep_parse(&root, out, err);
+        cJSON_Delete(doc);
     }
+    if (rc == TS_OK)
+        out->fingerprint = fnv1a64(text, len);
+    free(text);
     return rc;
 }

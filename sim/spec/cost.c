@@ -92,6 +92,9 @@
  * every catalogue number cites its source) and optional "name" and "description". The bill
  * records "FILE (DATE, SOURCE)" in price_source so every output says which prices it used.
  *
+ * A price of 0 is a price (free capacity, a sunk-cost what-if), for every price key; only a
+ * gpu_hour / node_hour that is not given at all means "no price" (ts_cost_config_has_price).
+ *
  * Errors (TS_ERR_INPUT, "FILE: JSON.PATH: what is wrong"): unknown keys, negative prices,
  * unknown pricing or tier names, a retention without a volume, a loader without a
  * throughput, and a pricing whose price is missing ("cost.gpu_hour.spot").
@@ -127,6 +130,14 @@ void ts_cost_config_defaults(struct ts_cost_config *c)
     c->dataset_tier = TS_TIER_HOT;
     c->log_tier = TS_TIER_HOT;
     c->loader_hosts = 0;                            // auto
+    /* A missing price is NAN, not 0: a zero is a price (free or sunk-cost capacity). */
+    for (int p = 0; p < TS_PRICING_COUNT; p++)
+        c->gpu_hour[p] = c->node_hour[p] = (double)NAN;
+}
+
+bool ts_cost_config_has_price(const struct ts_cost_config *c, enum ts_pricing pricing)
+{
+    return !isnan(c->gpu_hour[pricing]) || !isnan(c->node_hour[pricing]);
 }
 
 /* ---------------------------------------------------------------- key lists */
@@ -201,10 +212,10 @@ static int parse_hour_prices(const struct ts_jnode *obj, struct ts_cost_config *
         }
         if (gpu_given[p]) {
             c->gpu_hour[p] = gpu[p];
-            c->node_hour[p] = 0.0;
+            c->node_hour[p] = (double)NAN;
         } else if (node_given[p]) {
             c->node_hour[p] = node[p];
-            c->gpu_hour[p] = 0.0;
+            c->gpu_hour[p] = (double)NAN;
         }
     }
     return TS_OK;
@@ -218,7 +229,7 @@ static int get_tier_age(const struct ts_jnode *obj, const char *key, double *out
     if (!ts_jnode_child(obj, key, &c))
         return TS_OK;
     if (cJSON_IsString(c.json) && strcmp(c.json->valuestring, "never") == 0) {
-        *out = INFINITY;
+        *out = (double)INFINITY;
         return TS_OK;
     }
     return ts_jnode_to_quantity(&c, TS_DIM_SECONDS, 0.0, DURATION_MAX, out, err);
@@ -402,6 +413,8 @@ static int load_price_file(const struct ts_jnode *ref, struct ts_cost_config *c,
     if ((rc = ts_jnode_check_keys(&root, price_file_keys, err)) ||
         (rc = ts_jnode_get_string(&root, "date", TS_REQUIRED, date, sizeof date, err)) ||
         (rc = ts_jnode_get_string(&root, "source", TS_REQUIRED, source, sizeof source, err)) ||
+        (rc = ts_jnode_get_text(&root, "name", TS_OPTIONAL, NULL, err)) ||
+        (rc = ts_jnode_get_text(&root, "description", TS_OPTIONAL, NULL, err)) ||
         (rc = parse_common(&root, c, spare_given, err))) {
         cJSON_Delete(doc);
         return rc;
@@ -459,7 +472,7 @@ int ts_cost_config_parse(const struct ts_jnode *node, struct ts_cost_config *out
     enum ts_pricing used[2] = {out->pricing, out->spare_pricing};
     for (int i = 0; i < 2; i++) {
         enum ts_pricing p = used[i];
-        if (out->gpu_hour[p] > 0.0 || out->node_hour[p] > 0.0)
+        if (ts_cost_config_has_price(out, p))
             continue;
         snprintf(rel, sizeof rel, "gpu_hour.%s", ts_pricing_names[p]);
         cost_path(node, rel, path, sizeof path);

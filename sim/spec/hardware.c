@@ -132,7 +132,8 @@ int ts_accel_parse(const struct ts_jnode *node, struct ts_accel *a, struct ts_er
                                     &a->sustained_compute, err)) ||
         (rc = ts_jnode_get_quantity(node, "step_time_cv", TS_OPTIONAL, TS_DIM_NUMBER, 0.0, 0.5,
                                     &a->step_time_cv, err)) ||
-        (rc = ts_jnode_get_string(node, "source", TS_OPTIONAL, a->source, sizeof a->source, err)))
+        (rc = ts_jnode_get_string(node, "source", TS_OPTIONAL, a->source, sizeof a->source, err)) ||
+        (rc = ts_jnode_get_text(node, "notes", TS_OPTIONAL, NULL, err)))
         return rc;
 
     struct ts_jnode pk;
@@ -290,7 +291,8 @@ int ts_system_parse(const struct ts_jnode *node, struct ts_system *s, struct ts_
     if ((rc = ts_jnode_get_string(node, "name", TS_REQUIRED, s->name, sizeof s->name, err)) ||
         (rc = ts_jnode_get_int(node, "gpus_per_node", TS_REQUIRED, 1, 4096, &s->gpus_per_node,
                                err)) ||
-        (rc = ts_jnode_get_string(node, "source", TS_OPTIONAL, s->source, sizeof s->source, err)))
+        (rc = ts_jnode_get_string(node, "source", TS_OPTIONAL, s->source, sizeof s->source, err)) ||
+        (rc = ts_jnode_get_text(node, "notes", TS_OPTIONAL, NULL, err)))
         return rc;
     struct ts_jnode c;
     if (!ts_jnode_child(node, "accelerator", &c))

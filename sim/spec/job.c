@@ -311,6 +311,11 @@ int ts_job_parse(const struct ts_jnode *root, const char *const extra_keys[], st
     if ((rc = ts_jnode_check_keys(root, keys, err)))
         return rc;
 
+    /* Free text, not used by the simulation, but a typed input all the same. */
+    if ((rc = ts_jnode_get_text(root, "name", TS_OPTIONAL, NULL, err)) ||
+        (rc = ts_jnode_get_text(root, "description", TS_OPTIONAL, NULL, err)))
+        return rc;
+
     struct ts_jnode c;
     if (!ts_jnode_child(root, "model", &c))
         return ts_err_at(err, root->file, c.path, "required key is missing (a model name, path or object)");

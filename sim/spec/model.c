@@ -44,7 +44,8 @@ int ts_model_parse(const struct ts_jnode *node, struct ts_model *m, struct ts_er
         (rc = ts_jnode_get_bool(node, "bias", TS_OPTIONAL, &m->bias, err)) ||
         (rc = ts_jnode_get_quantity(node, "dropout", TS_OPTIONAL, TS_DIM_NUMBER, 0.0, 0.99,
                                     &m->dropout, err)) ||
-        (rc = ts_jnode_get_string(node, "source", TS_OPTIONAL, m->source, sizeof m->source, err)))
+        (rc = ts_jnode_get_string(node, "source", TS_OPTIONAL, m->source, sizeof m->source, err)) ||
+        (rc = ts_jnode_get_text(node, "notes", TS_OPTIONAL, NULL, err)))
         return rc;
     struct ts_jnode c;
     if (m->head_dim == 0) {

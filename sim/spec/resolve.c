@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "spec/spec.h"
 #include "spec/spec_internal.h"
@@ -19,6 +20,15 @@ const char *ts_spec_home(void)
 {
     const char *h = getenv("TRAINSIM_HOME");
     return h && h[0] ? h : TS_SOURCE_DIR;
+}
+
+/* Whether something is at `path`. Not only regular files: a directory, a FIFO or a device
+ * there is then refused by ts_file_read with a message that says what it is, instead of
+ * "not found". */
+static bool path_exists(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0;
 }
 
 static bool looks_like_path(const char *ref)
@@ -86,11 +96,11 @@ int ts_spec_resolve(enum ts_catalog cat, const char *ref, const char *from_file,
             const char *slash = strrchr(from_file, '/');
             if (slash) {
                 int w = snprintf(out, n, "%.*s/%s", (int)(slash - from_file), from_file, ref);
-                if (w > 0 && (size_t)w < n && ts_file_exists(out))
+                if (w > 0 && (size_t)w < n && path_exists(out))
                     return TS_OK;
             }
         }
-        if (ts_file_exists(ref) && strlen(ref) < n) {
+        if (path_exists(ref) && strlen(ref) < n) {
             ts_strlcpy(out, ref, n);
             return TS_OK;
         }
@@ -101,7 +111,7 @@ int ts_spec_resolve(enum ts_catalog cat, const char *ref, const char *from_file,
                           "\"%s\" is not a %s name (letters, digits, '-', '_', '.') or a path",
                           ref, cat_what[cat]);
     int w = snprintf(out, n, "%s/%s/%s.json", ts_spec_home(), cat_dirs[cat], ref);
-    if (w > 0 && (size_t)w < n && ts_file_exists(out))
+    if (w > 0 && (size_t)w < n && path_exists(out))
         return TS_OK;
     char dir[1024], names[700];
     snprintf(dir, sizeof dir, "%s/%s", ts_spec_home(), cat_dirs[cat]);

@@ -533,9 +533,10 @@ extern const char *const ts_tier_names[TS_TIER_COUNT];        // "hot", "warm", 
 struct ts_cost_config {
     char price_source[1024];        // where the prices came from (price file name, date, source)
     enum ts_pricing pricing;        // how the job's GPUs are bought
-    double gpu_hour[TS_PRICING_COUNT]; // USD per GPU-hour by pricing model (0 = not offered)
+    double gpu_hour[TS_PRICING_COUNT]; // USD per GPU-hour by pricing model; NAN = not given
+                                       //   (0 is a price: free or sunk-cost capacity)
     double node_hour[TS_PRICING_COUNT];// USD per node-hour, the alternative way to state a price
-                                       //   (0 = not given); the bill divides it by the system's
+                                       //   (NAN = not given); the bill divides it by the system's
                                        //   gpus_per_node (ts_cost_gpu_hour_price), so a sweep
                                        //   over systems prices each one right
     enum ts_pricing spare_pricing;  // how hot spares are bought (default: same as pricing)
@@ -570,8 +571,11 @@ struct ts_cost_config {
     double ops_hourly_rate;         // USD per human hour
 };
 
-/* Defaults: on-demand pricing, no prices (a cost section must state gpu_hour for the chosen
- * pricing), S3-like storage prices of shared reference prices.md (hot 0.023... see README),
+/* Whether the config prices `pricing` (by gpu_hour or node_hour; a price of 0 counts). */
+bool ts_cost_config_has_price(const struct ts_cost_config *c, enum ts_pricing pricing);
+
+/* Defaults: on-demand pricing, no prices (gpu_hour and node_hour NAN: a cost section must
+ * state gpu_hour for the chosen pricing), S3-like storage prices of shared reference prices.md (hot 0.023... see README),
  * everything else 0 or off. */
 void ts_cost_config_defaults(struct ts_cost_config *c);
 

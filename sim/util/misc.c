@@ -2,6 +2,8 @@
  * Files, clocks, allocation, growable buffers, statistics and seeding helpers.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -98,27 +100,95 @@ void ts_buf_printf(struct ts_buf *b, const char *fmt, ...)
 
 /* ---------------------------------------------------------------- files */
 
+int ts_file_read_limited(const char *path, size_t limit, char **out, size_t *len,
+                         struct ts_err *err)
+{
+    char lim[48];
+    ts_quantity_format((double)limit, TS_DIM_BYTES, lim, sizeof lim);
+    /* O_NONBLOCK: opening a FIFO nobody writes to must not wait for a writer. */
+    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    if (fd < 0)
+        return ts_err_at(err, path, "", "cannot open: %s", strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
+        close(fd);
+        return ts_err_at(err, path, "", "cannot open: %s", strerror(e));
+    }
+    if (S_ISDIR(st.st_mode)) {
+        close(fd);
+        return ts_err_at(err, path, "", "is a directory, not a file");
+    }
+    if (S_ISREG(st.st_mode) && (uintmax_t)st.st_size > (uintmax_t)limit) {
+        char have[48];
+        ts_quantity_format((double)st.st_size, TS_DIM_BYTES, have, sizeof have);
+        close(fd);
+        return ts_err_at(err, path, "", "the file is %s, more than the %s limit for input files",
+                         have, lim);
+    }
+    /* Blocking reads from here: a pipe with a writer (a shell's <(...)) is read to its end,
+     * and a FIFO without one reads as empty at once. */
+    int flags = fcntl(fd, F_GETFL);
+    if (flags >= 0)
+        fcntl(fd, F_SETFL, flags & ~O_NONBLOCK);
+    /* A regular file gets its size (+1 to see the end) at once; streams and devices grow
+     * the buffer, never past the limit + 1 byte that proves the input too long. */
+    size_t cap = S_ISREG(st.st_mode) ? (size_t)st.st_size + 1 : 65536;
+    if (cap > limit + 1)
+        cap = limit + 1;
+    char *data = malloc(cap + 1);
+    size_t used = 0;
+    int rc = TS_OK;
+    while (data) {
+        if (used == cap) {
+            if (cap == limit + 1)
+                break;
+            size_t grown = cap > (limit + 1) / 2 ? limit + 1 : 2 * cap;
+            char *more = realloc(data, grown + 1);
+            if (!more) {
+                free(data);
+                data = NULL;
+                break;
+            }
+            data = more;
+            cap = grown;
+        }
+        ssize_t got = read(fd, data + used, cap - used);
+        if (got == 0)
+            break;
+        if (got < 0) {
+            if (errno == EINTR)
+                continue;
+            rc = ts_err_at(err, path, "", "read error: %s", strerror(errno));
+            break;
+        }
+        used += (size_t)got;
+    }
+    close(fd);
+    if (!data)
+        return ts_err_at(err, path, "", "out of memory reading the file (at most %s are read)",
+                         lim);
+    if (rc == TS_OK && used > limit)
+        rc = ts_err_at(err, path, "",
+                       "more than %s read; input files are limited to %s (is it a device or an "
+                       "endless stream?)", lim, lim);
+    if (rc == TS_OK && used == 0 && S_ISFIFO(st.st_mode))
+        rc = ts_err_at(err, path, "", "is a FIFO or pipe that delivered nothing (no process "
+                       "writes to it)");
+    if (rc) {
+        free(data);
+        return rc;
+    }
+    data[used] = '\0';
+    *out = data;
+    if (len)
+        *len = used;
+    return TS_OK;
+}
+
 int ts_file_read(const char *path, char **out, size_t *len, struct ts_err *err)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return ts_err_set(err, TS_ERR_INPUT, "%s: cannot open: %s", path, strerror(errno));
-    struct ts_buf b;
-    ts_buf_init(&b);
-    char chunk[65536];
-    size_t n;
-    while ((n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        ts_buf_append(&b, chunk, n);
-    int bad = ferror(f);
-    fclose(f);
-    if (bad) {
-        ts_buf_free(&b);
-        return ts_err_set(err, TS_ERR_INPUT, "%s: read error", path);
-    }
-    *out = b.data;
-    if (len)
-        *len = b.len;
-    return TS_OK;
+    return ts_file_read_limited(path, TS_INPUT_MAX_BYTES, out, len, err);
 }
 
 int ts_file_write_atomic(const char *path, const char *data, size_t len, struct ts_err *err)

@@ -126,10 +126,17 @@ int ts_quantity_parse(const char *text, enum ts_dim dim, double *out, struct ts_
     if ((p[0] == '0' && (p[1] == 'x' || p[1] == 'X')) ||
         ((p[0] == '+' || p[0] == '-') && p[1] == '0' && (p[2] == 'x' || p[2] == 'X')))
         return ts_err_set(err, TS_ERR_INPUT, "\"%s\" is not %s", text, ts_dim_describe(dim));
+    /* After an optional sign, a digit or a point: "-nan" and "+inf" are not quantities. */
+    const char *q = p + (*p == '+' || *p == '-');
+    if (!(isdigit((unsigned char)*q) || (*q == '.' && isdigit((unsigned char)q[1]))))
+        return ts_err_set(err, TS_ERR_INPUT, "\"%s\" is not %s", text, ts_dim_describe(dim));
     char *end;
     double v = strtod(p, &end);
-    if (end == p || !isfinite(v))
+    if (end == p)
         return ts_err_set(err, TS_ERR_INPUT, "\"%s\" is not %s", text, ts_dim_describe(dim));
+    if (!isfinite(v))
+        return ts_err_set(err, TS_ERR_INPUT, "\"%s\" is out of range (a finite number is needed)",
+                          text);
     while (isspace((unsigned char)*end))
         end++;
     char unit[32];
@@ -151,7 +158,8 @@ int ts_quantity_parse(const char *text, enum ts_dim dim, double *out, struct ts_
     }
     double r = v * f;
     if (!isfinite(r))
-        return ts_err_set(err, TS_ERR_INPUT, "\"%s\" is out of range", text);
+        return ts_err_set(err, TS_ERR_INPUT, "\"%s\" is out of range (a finite number is needed)",
+                          text);
     *out = r;
     return TS_OK;
 }

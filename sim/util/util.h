@@ -170,12 +170,37 @@ int ts_jnode_get_bool(const struct ts_jnode *obj, const char *key, enum ts_need 
 int ts_jnode_get_string(const struct ts_jnode *obj, const char *key, enum ts_need need, char *buf,
                         size_t n, struct ts_err *err);
 
+/* Check that `key`, when present, is a string of any length, and point *out (if not NULL)
+ * at it (borrowed from the document). For free text such as "description" and "notes". */
+int ts_jnode_get_text(const struct ts_jnode *obj, const char *key, enum ts_need need,
+                      const char **out, struct ts_err *err);
+
 /* Read a string that must be one of names[0..count-1]; *out gets its index. */
 int ts_jnode_get_enum(const struct ts_jnode *obj, const char *key, enum ts_need need,
                       const char *const names[], int count, int *out, struct ts_err *err);
 
-/* Read and parse a JSON file. Malformed JSON is reported with line and column. The caller
- * frees *out with cJSON_Delete. */
+/* Limits of a JSON document (README "Input files"). Deeper nesting is refused before cJSON
+ * recurses into it; the memory limit bounds what parsing one document may allocate (a 64 MiB
+ * array of small numbers would otherwise take gigabytes of cJSON nodes). */
+#define TS_JSON_DEPTH_MAX 64
+#define TS_JSON_MEMORY_MAX ((size_t)256 << 20)     // 256 MiB
+
+/* Parse `len` bytes of JSON text (text[len] must be '\0') as the document of `file`, and
+ * check it whole: malformed JSON (line and column), a NUL byte, nesting deeper than
+ * TS_JSON_DEPTH_MAX, a "\u0000" escape in a string (cJSON would cut the string there), a
+ * number too long for cJSON, out of memory, a key that appears twice in an object and a
+ * number out of the double range (1e999) are input errors naming the file and the line and
+ * column or JSON path. Every document trainsim reads comes through here, so the parsers of
+ * each kind of file need not repeat these checks. The caller frees *out with cJSON_Delete.
+ * Thread safe (the allocation accounting is per thread). */
+int ts_json_parse(const char *text, size_t len, const char *file, cJSON **out, struct ts_err *err);
+
+/* ts_json_parse with another limit on the memory parsing may allocate (for tests). */
+int ts_json_parse_limited(const char *text, size_t len, const char *file, size_t memory_max,
+                          cJSON **out, struct ts_err *err);
+
+/* Read (ts_file_read) and parse (ts_json_parse) a JSON file. The caller frees *out with
+ * cJSON_Delete. */
 int ts_json_load(const char *file, cJSON **out, struct ts_err *err);
 
 /* Write a double to JSON text the same way everywhere: integers exactly, others with 17
@@ -206,8 +231,19 @@ uint64_t ts_rng_stream_seed(uint64_t seed, uint64_t index, uint64_t purpose);
 
 /* ---------------------------------------------------------------- files and time */
 
-/* Read a whole file into a NUL-terminated malloc'd buffer. */
+/* Input files are at most this large (README "Input files"). */
+#define TS_INPUT_MAX_BYTES ((size_t)64 << 20)      // 64 MiB
+
+/* Read a whole input file into a NUL-terminated malloc'd buffer (*len excludes the NUL).
+ * Never blocks on opening (a FIFO without a writer reads as empty), refuses a directory, a
+ * regular file larger than TS_INPUT_MAX_BYTES before reading it, and stops a device or
+ * stream (/dev/zero) once it has delivered more than the limit; each is TS_ERR_INPUT with a
+ * message naming the file (and the limit). Every file trainsim reads goes through here. */
 int ts_file_read(const char *path, char **out, size_t *len, struct ts_err *err);
+
+/* ts_file_read with another size limit in bytes (for tests). */
+int ts_file_read_limited(const char *path, size_t limit, char **out, size_t *len,
+                         struct ts_err *err);
 
 /* Write `len` bytes to path atomically: write path.tmp.PID, fsync, rename. */
 int ts_file_write_atomic(const char *path, const char *data, size_t len, struct ts_err *err);

@@ -5,8 +5,17 @@
  * evaluated): at most 4096 GPUs, at most 20,000 pipeline tasks per iteration (microbatches x
  * stages x virtual stages), at most 100,000 gradient buckets, Monte Carlo replications cut to
  * 4; a sweep at most 2,000 layouts, 3 finalists. The command-line target maps every path
- * into its temporary directory, caps --replications at 64 and --threads at 2, and runs
+ * into its temporary directory, caps --replications at 4 (and gives a run --replications 4
+ * when its arguments do not) and --threads at 1, and runs
  * `calibrate` only up to its option parsing (a calibration measures for seconds).
+ *
+ * Speed (each harness should run ~10^4 inputs per second, so that a minute or two reaches a
+ * million): the JSON targets parse from memory with ts_json_parse, the parser every file goes
+ * through (file reading itself is the command-line target's and the tests' business); the
+ * model, accelerator and system targets evaluate their file inside a job that reduces its
+ * gradients in one bucket per chunk (a 175B model otherwise has thousands of bucket flows per
+ * iteration: a profile of the model harness spent 70% of its time in those events), and only
+ * the job target writes trace files (on tmpfs when there is one, where fsync costs nothing).
  */
 #include <dirent.h>
 #include <fcntl.h>
@@ -35,6 +44,7 @@
 #define MAX_BUCKETS 100000.0
 #define MAX_REPLICATIONS 4
 #define MAX_LAYOUTS 2000.0
+#define MAX_TRACED_TASKS 1000.0
 
 /* ---------------------------------------------------------------- setup */
 
@@ -88,13 +98,17 @@ static const char tiny_job[] =
     "{\"model\": \"gpt2-124m\", \"system\": \"dgx-h100\", \"nodes\": 1, \"global_batch\": 16,\n"
     " \"parallel\": {\"tp\": 2, \"pp\": 2, \"microbatch\": 1},\n"
     " \"training\": {\"tokens\": \"1B\"},\n"
-    " \"reliability\": {\"replications\": 8, \"seed\": 3},\n"
+    " \"reliability\": {\"replications\": 4, \"seed\": 3},\n"
     " \"cost\": {\"gpu_hour\": {\"on_demand\": 2.5}}}\n";
+/* Every searched dimension fixed but tp and pp: 4 layouts x 2 pricing models, so a sweep
+ * through the command line stays in milliseconds. */
 static const char tiny_sweep[] =
     "{\"name\": \"tiny\", \"model\": \"gpt2-124m\", \"tokens\": \"1B\", \"global_batch\": 32,\n"
-    " \"systems\": [\"dgx-h100\"], \"nodes\": [1, 2], \"pricing\": [\"on_demand\", \"spot\"],\n"
-    " \"parallel\": {\"tp\": [1, 2], \"pp\": [1, 2], \"microbatch\": [1, 2], \"zero\": [0, 1]},\n"
-    " \"reliability\": {\"replications\": 8},\n"
+    " \"systems\": [\"dgx-h100\"], \"nodes\": [1], \"pricing\": [\"on_demand\", \"spot\"],\n"
+    " \"parallel\": {\"tp\": [1, 2], \"pp\": [1, 2], \"cp\": 1, \"microbatch\": 1, \"zero\": 0,\n"
+    "              \"schedule\": \"1f1b\", \"virtual_stages\": 1, \"recompute\": \"none\",\n"
+    "              \"sequence_parallel\": false, \"tp_comm_overlap\": false},\n"
+    " \"reliability\": {\"replications\": 4},\n"
     " \"cost\": {\"gpu_hour\": {\"on_demand\": 2.5, \"spot\": 1.0}},\n"
     " \"constraint\": {\"deadline\": \"30 d\"}, \"objective\": \"cost\", \"top\": 3}\n";
 
@@ -105,8 +119,14 @@ static void init(void)
         return;
     done = 1;
     setenv("TRAINSIM_HOME", TS_SOURCE_DIR, 0);
+    /* tmpfs when there is one: the trace writer fsyncs every file it writes. */
     const char *base = getenv("TMPDIR");
-    snprintf(tmpdir, sizeof tmpdir, "%s/trainsim-fuzz.XXXXXX", base && base[0] ? base : "/tmp");
+    struct stat st;
+    if (!(base && base[0]))
+        base = stat("/dev/shm", &st) == 0 && S_ISDIR(st.st_mode) && access("/dev/shm", W_OK) == 0
+                   ? "/dev/shm"
+                   : "/tmp";
+    snprintf(tmpdir, sizeof tmpdir, "%s/trainsim-fuzz.XXXXXX", base);
     if (!mkdtemp(tmpdir))
         fail("mkdtemp %s failed", tmpdir);
     atexit(remove_tmpdir);
@@ -267,7 +287,7 @@ static void free_scratch(void)
     ts_eval_scratch_free(&scratch);
 }
 
-static void eval_job(struct ts_job *job)
+static void eval_job(struct ts_job *job, bool write_traces)
 {
     static bool ready;
     if (!ready) {
@@ -288,7 +308,13 @@ static void eval_job(struct ts_job *job)
     struct ts_iteration it, cf;
     ts_step_evaluate(job, TS_METHOD_CLOSED_FORM, s, &cf, NULL, NULL);
     check_iteration(job, &cf);
-    ts_step_evaluate(job, TS_METHOD_DISCRETE_EVENT, s, &it, &stages, &trace);
+    /* Traces only of small iterations: they are written out, and the writer is what is
+     * under test (a trace of thousands of events tests nothing more, slowly). */
+    const struct ts_parallel *par = &job->parallel;
+    double tasks = (double)job->global_batch / ((double)par->dp * par->microbatch) * par->pp *
+                   par->virtual_stages;
+    bool tracing = write_traces && tasks <= MAX_TRACED_TASKS;
+    ts_step_evaluate(job, TS_METHOD_DISCRETE_EVENT, s, &it, &stages, tracing ? &trace : NULL);
     check_iteration(job, &it);
     for (int k = 0; k < p; k++) {
         struct ts_memory m;
@@ -349,9 +375,9 @@ static void eval_job(struct ts_job *job)
     ts_buf_free(&buf);
     char path[512];
     snprintf(path, sizeof path, "%s/trace.json", tmpdir);
-    if (trace.len < 5000 && ts_report_trace_write(path, &trace, job, &err))
+    if (tracing && trace.len < 5000 && ts_report_trace_write(path, &trace, job, &err))
         fail("trace write: %s", err.msg);
-    if (have_run && timeline.len < 5000 &&
+    if (write_traces && have_run && timeline.len < 5000 &&
         ts_report_run_trace_write(path, &timeline, job, &err))
         fail("run trace write: %s", err.msg);
     ts_run_timeline_free(&timeline);
@@ -363,15 +389,24 @@ static void eval_job(struct ts_job *job)
 
 typedef int (*parse_fn)(const struct ts_jnode *node, void *out, struct ts_err *err);
 
-/* Load the input as a JSON file and parse it; returns TS_OK when it is a valid document. */
+/* Parse the input as the JSON document of a file (as ts_json_load does after reading it);
+ * returns TS_OK when it is a valid document. References to other files resolve as from a
+ * file in the temporary directory. */
 static int load(const uint8_t *data, size_t n, parse_fn parse, void *out)
 {
     init();
-    const char *path = write_input("input.json", data, n);
+    static char path[512];
+    if (!path[0])
+        snprintf(path, sizeof path, "%s/input.json", tmpdir);
+    char *text = ts_xmalloc(n + 1);
+    if (n)
+        memcpy(text, data, n);
+    text[n] = '\0';
     struct ts_err err;
     ts_err_clear(&err);
     cJSON *doc;
-    int rc = ts_json_load(path, &doc, &err);
+    int rc = ts_json_parse(text, n, path, &doc, &err);
+    free(text);
     if (rc == TS_OK) {
         struct ts_jnode root = ts_jnode_root(doc, path);
         rc = parse(&root, out, &err);
@@ -420,7 +455,7 @@ static void make_job(struct ts_job *job, const struct ts_model *m, const struct 
     job->parallel.pp = pp;
     job->parallel.dp = gpus / pp;
     job->parallel.scatter_gather = false;
-    job->parallel.bucket_bytes = 160e6;
+    job->parallel.bucket_bytes = 1e13;     /* one bucket per chunk: the file is under test, not DP */
     job->global_batch = 4 * pp * job->parallel.dp;
     job->precision = TS_PREC_BF16;
     for (int i = 0; i < TS_PREC_COUNT; i++)
@@ -432,60 +467,61 @@ static void make_job(struct ts_job *job, const struct ts_model *m, const struct 
     job->training.tokens = 1e9;
 }
 
+/* The inputs' structs, reused by every execution (fresh allocations of these sizes cost page
+ * faults each time under AddressSanitizer); each parser clears its struct first. */
+static struct ts_model in_model;
+static struct ts_system in_system;
+static struct ts_job in_job;
+static struct ts_sweep in_sweep;
+static struct ts_sweep_result in_result;
+
 int ts_fuzz_model(const uint8_t *data, size_t n)
 {
-    struct ts_model *m = ts_xmalloc(sizeof *m);
+    struct ts_model *m = &in_model;
     if (load(data, n, parse_model, m) == TS_OK) {
-        struct ts_job *job = ts_xmalloc(sizeof *job);
+        struct ts_job *job = &in_job;
         struct ts_err err;
         for (int pp = 1; pp <= 2; pp++) {
             make_job(job, m, &base_system, 8, pp);
             if (ts_job_validate(job, "fuzz", &err) == TS_OK)
-                eval_job(job);
+                eval_job(job, false);
         }
-        free(job);
     }
-    free(m);
     return 0;
 }
 
 int ts_fuzz_accel(const uint8_t *data, size_t n)
 {
-    struct ts_system *sys = ts_xmalloc(sizeof *sys);
+    struct ts_system *sys = &in_system;
     *sys = base_system;
     if (load(data, n, parse_accel, &sys->accel) == TS_OK) {
-        struct ts_job *job = ts_xmalloc(sizeof *job);
+        struct ts_job *job = &in_job;
         struct ts_err err;
         make_job(job, &base_model, sys, 16, 2);
         if (ts_job_validate(job, "fuzz", &err) == TS_OK)
-            eval_job(job);
-        free(job);
+            eval_job(job, false);
     }
-    free(sys);
     return 0;
 }
 
 int ts_fuzz_system(const uint8_t *data, size_t n)
 {
-    struct ts_system *sys = ts_xmalloc(sizeof *sys);
+    struct ts_system *sys = &in_system;
     if (load(data, n, parse_system, sys) == TS_OK && sys->gpus_per_node <= MAX_GPUS / 2) {
-        struct ts_job *job = ts_xmalloc(sizeof *job);
+        struct ts_job *job = &in_job;
         struct ts_err err;
         make_job(job, &base_model, sys, 2 * sys->gpus_per_node, 2);
         if (ts_job_validate(job, "fuzz", &err) == TS_OK)
-            eval_job(job);
-        free(job);
+            eval_job(job, false);
     }
-    free(sys);
     return 0;
 }
 
 int ts_fuzz_job(const uint8_t *data, size_t n)
 {
-    struct ts_job *job = ts_xmalloc(sizeof *job);
+    struct ts_job *job = &in_job;
     if (load(data, n, parse_job, job) == TS_OK)
-        eval_job(job);
-    free(job);
+        eval_job(job, true);
     return 0;
 }
 
@@ -539,7 +575,7 @@ static void check_outcome(const struct ts_outcome *o)
 
 int ts_fuzz_sweep(const uint8_t *data, size_t n)
 {
-    struct ts_sweep *sw = ts_xmalloc(sizeof *sw);
+    struct ts_sweep *sw = &in_sweep;
     if (load(data, n, parse_sweep, sw) == TS_OK && sweep_small(sw)) {
         if (sw->top > 3)
             sw->top = 3;
@@ -549,7 +585,7 @@ int ts_fuzz_sweep(const uint8_t *data, size_t n)
         memset(&opt, 0, sizeof opt);
         opt.threads = 1;
         opt.batch = 16;
-        struct ts_sweep_result *res = ts_xmalloc(sizeof *res);
+        struct ts_sweep_result *res = &in_result;
         struct ts_err err;
         ts_err_clear(&err);
         if (ts_sweep_run(sw, &opt, res, &err) == TS_OK) {
@@ -570,9 +606,7 @@ int ts_fuzz_sweep(const uint8_t *data, size_t n)
             fail("a failed sweep must say why");
         }
         ts_sweep_result_free(res);
-        free(res);
     }
-    free(sw);
     return 0;
 }
 
@@ -703,7 +737,7 @@ int ts_fuzz_cli(const uint8_t *data, size_t n)
         argv[argc++] = a;
         i = j + 1;
     }
-    bool help = false;
+    bool help = false, replications = false;
     for (int k = 1; k < argc; k++) {
         if (strcmp(argv[k], "--help") == 0 || strcmp(argv[k], "-h") == 0)
             help = true;
@@ -712,9 +746,15 @@ int ts_fuzz_cli(const uint8_t *data, size_t n)
         if (k > 1 && takes_path(argv[k - 1]))
             safe_name(argv[k]);
         if (k > 1 && strcmp(argv[k - 1], "--replications") == 0)
-            cap_number(argv[k], 64);
+            cap_number(argv[k], MAX_REPLICATIONS);
         if (k > 1 && strcmp(argv[k - 1], "--threads") == 0)
-            cap_number(argv[k], 2);
+            cap_number(argv[k], 1);
+        replications |= strcmp(argv[k], "--replications") == 0;
+    }
+    /* A run of a fuzzed job file does at most MAX_REPLICATIONS Monte Carlo replications. */
+    if (cmd == 0 && !replications && !help) {
+        argv[argc++] = "--replications";
+        argv[argc++] = "4";
     }
     if (cmd == 2) {
         /* Stop calibrate at its option parser: an unknown trailing option always fails it. */
