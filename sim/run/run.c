@@ -118,7 +118,7 @@ struct rep_stats {
     double wall_s;
     double gpu_s[CAT_COUNT];
     double failures, preemptions, checkpoints;
-    int status;                 // TS_OK, or TS_ERR_INPUT when the event cap was hit
+    int status;                 // REP_DONE (0), or how the replication ended early
 };
 
 struct rep {
@@ -806,9 +806,14 @@ static void rep_start(struct rep *r, int index)
     begin_segment(r);
 }
 
-/* Play one replication to the end. Returns TS_OK, or TS_ERR_INPUT if it took more than
- * TS_RUN_EVENTS_MAX events or *stop was raised by another thread. */
-static int rep_run(struct rep *r, int index, const int *stop, struct rep_stats *out)
+/* How a replication ended early. */
+enum { REP_DONE, REP_EVENT_CAP, REP_CANCELLED, REP_STOPPED };
+
+/* Play one replication to the end. Returns REP_DONE; REP_EVENT_CAP after more than
+ * events_max events; REP_CANCELLED when another thread raised *stop; REP_STOPPED when the
+ * caller's *ext_stop rose. */
+static int rep_run(struct rep *r, int index, const int *stop, volatile sig_atomic_t *ext_stop,
+                   uint64_t events_max, struct rep_stats *out)
 {
     rep_start(r, index);
     struct ts_des_event ev;
@@ -820,8 +825,12 @@ static int rep_run(struct rep *r, int index, const int *stop, struct rep_stats *
             int s;
 #pragma omp atomic read
             s = *stop;
-            if (s || r->des->popped > TS_RUN_EVENTS_MAX)
-                return TS_ERR_INPUT;
+            if (s)
+                return REP_CANCELLED;
+            if (ext_stop && *ext_stop)
+                return REP_STOPPED;
+            if (r->des->popped > events_max)
+                return REP_EVENT_CAP;
         }
         switch ((enum run_event)ev.kind) {
         case EV_SEGMENT_END: on_segment_end(r); break;
@@ -843,7 +852,21 @@ static int rep_run(struct rep *r, int index, const int *stop, struct rep_stats *
     out->preemptions = r->preemptions;
     out->checkpoints = r->checkpoints;
     out->status = TS_OK;
-    return TS_OK;
+    return REP_DONE;
+}
+
+/* The event cap of one replication: TRAINSIM_MAX_EVENTS when set to a positive integer, else
+ * TS_RUN_EVENTS_MAX. */
+static uint64_t events_cap(void)
+{
+    const char *env = getenv("TRAINSIM_MAX_EVENTS");
+    if (env && *env) {
+        char *end;
+        unsigned long long v = strtoull(env, &end, 10);
+        if (*end == '\0' && v > 0)
+            return v;
+    }
+    return TS_RUN_EVENTS_MAX;
 }
 
 /* ---------------------------------------------------------------- setup and summary */
@@ -922,6 +945,7 @@ int ts_run_simulate(const struct ts_run_input *in, struct ts_run_result *out, do
     if (timeline)
         timeline->len = 0;
     int stop = 0;
+    uint64_t events_max = events_cap();
 
 #pragma omp parallel
     {
@@ -942,8 +966,16 @@ int ts_run_simulate(const struct ts_run_input *in, struct ts_run_result *out, do
             r->rng = rng;
             r->copy_h = copy_h;
             r->tl = i == 0 ? timeline : NULL;
-            if (rep_run(r, i, &stop, &stats[i]) != TS_OK) {
-                stats[i].status = TS_ERR_INPUT;
+            int end = REP_CANCELLED;
+            int cancelled;
+#pragma omp atomic read
+            cancelled = stop;
+            if (!cancelled && in->stop && *in->stop)
+                end = REP_STOPPED;
+            else if (!cancelled)
+                end = rep_run(r, i, &stop, in->stop, events_max, &stats[i]);
+            if (end != REP_DONE) {
+                stats[i].status = end;
 #pragma omp atomic write
                 stop = 1;
             }
@@ -956,18 +988,31 @@ int ts_run_simulate(const struct ts_run_input *in, struct ts_run_result *out, do
         ts_des_close(&des);
     }
 
-    for (int i = 0; i < n; i++)
-        if (stats[i].status != TS_OK) {
-            free(stats);
-            free(m);
-            if (timeline)
-                timeline->len = 0;
+    /* An early end: the event cap wherever it was hit (deterministic: it does not depend on
+     * which replication another thread was running), else a stop request. */
+    int end = REP_DONE;
+    for (int i = 0; i < n; i++) {
+        if (stats[i].status == REP_EVENT_CAP)
+            end = REP_EVENT_CAP;
+        else if (stats[i].status != REP_DONE && end == REP_DONE)
+            end = REP_STOPPED;
+    }
+    if (end != REP_DONE) {
+        free(stats);
+        free(m);
+        if (timeline)
+            timeline->len = 0;
+        if (end == REP_EVENT_CAP)
             return ts_err_set(err, TS_ERR_INPUT,
-                              "reliability: a simulated run took more than %u events without "
-                              "finishing: failures, preemptions or waits for repairs keep the "
-                              "job from progressing; lower the failure rates, add spares or "
-                              "shorten repair_time", TS_RUN_EVENTS_MAX);
-        }
+                              "reliability: a simulated run reached the event cap of %llu "
+                              "events per replication without finishing: failures, "
+                              "preemptions or waits for repairs keep the job from progressing; "
+                              "lower the failure rates, add spares or shorten repair_time, or "
+                              "raise the cap with the environment variable "
+                              "TRAINSIM_MAX_EVENTS=N", (unsigned long long)events_max);
+        out->interrupted = true;
+        return ts_err_set(err, TS_ERR_RUNTIME, "run: interrupted");
+    }
 
     // Reduce in index order, so the sums do not depend on the thread count.
     double *wall = samples ? samples : ts_xmalloc((size_t)n * sizeof *wall);
