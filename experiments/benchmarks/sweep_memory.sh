@@ -19,6 +19,9 @@ threads=()
 [ -n "${THREADS:-}" ] && threads=(--threads "$THREADS")
 [ -x /usr/bin/time ] || ensure /usr/bin/time time
 mkdir -p "$OUT"
+# Builds without the layout limit (before it existed) take no --max-configs.
+limit=()
+"$TRAINSIM" sweep --help 2>&1 | grep -q -- --max-configs && limit=(--max-configs 1000000000)
 
 # systems and node counts per size (8 GPUs per node each): sets $systems and $nodes
 spec() {
@@ -43,7 +46,7 @@ for size in "${sizes[@]}"; do
  "systems": $systems, "nodes": $nodes, "precision": "bf16", "parallel": "auto",
  "constraint": {"min_tokens_per_s": 1e12}, "objective": "time", "top": 5}
 JSON
-    /usr/bin/time -v "$TRAINSIM" sweep "$file" --format json --no-progress --max-configs 1000000000 \
+    /usr/bin/time -v "$TRAINSIM" sweep "$file" --format json --no-progress "${limit[@]}" \
         "${threads[@]}" >"$OUT/memory-$size.out" 2>"$OUT/memory-$size.time" || {
         echo "sweep $size failed: $(tail -3 "$OUT/memory-$size.time")" >&2; exit 1; }
     enumerated=$(sed -n 's/^  "enumerated": *\([0-9]*\).*/\1/p' "$OUT/memory-$size.out")
