@@ -964,9 +964,22 @@ static void bnb_pass(struct bnb *s, struct keep *keep, struct worker *workers, i
         }
         if (nt == 0)
             break;
+        /* A stop request inside the batch drops the batch (its work is not recorded, so the
+         * state stays at the last batch boundary). */
+        bool dropped = false;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nthreads)
-        for (int t = 0; t < nt; t++)
+        for (int t = 0; t < nt; t++) {
+            if (opt->stop && *opt->stop) {
+#pragma omp atomic write
+                dropped = true;
+                continue;
+            }
             evaluate(sw, &workers[omp_get_thread_num()], &todo[t].l, &tmp[(size_t)t * np]);
+        }
+        if (dropped) {
+            s->stopped = true;
+            break;
+        }
         done_reserve(s, s->nd + nt);
         for (int t = 0; t < nt; t++) {
             long d = s->nd++;
@@ -1429,8 +1442,14 @@ int ts_sweep_run(const struct ts_sweep *sw, const struct ts_sweep_options *opt,
         }
     } else {
         struct ts_outcome o = out->top[0];
+        bool interrupted = false;
         rc = finalize(sw, &workers[0], &o, &out->best_job, &out->best_it, &out->best_run,
-                      &out->best_cost, NULL, NULL, err);
+                      &out->best_cost, opt->stop, &interrupted, err);
+        if (interrupted) {
+            rc = TS_OK;
+            save_progress(&s, out);
+            goto done;
+        }
     }
 
     if (opt->csv_path && rc == TS_OK)

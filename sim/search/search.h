@@ -180,9 +180,11 @@ struct ts_sweep_options {
     bool exhaustive;            // no pruning (for tests: evaluate every candidate)
     int batch;                  // candidates per parallel batch (default 256)
     const char *csv_path;       // every evaluated configuration, or NULL
-    /* Interruption: the sweep polls *stop (when not NULL) before each batch of simulations;
-     * once it is non-zero the sweep stops there and returns with result.interrupted and its
-     * finished work in result.progress. A signal handler may set it (the CLI's SIGINT handler
+    /* Interruption: the sweep polls *stop (when not NULL) between chunks of screening, before
+     * and inside each batch of simulations (a batch cut short is dropped), before each
+     * finalist and between its Monte Carlo replications; once it is non-zero the sweep stops
+     * within a fraction of a second and returns with result.interrupted and its finished work
+     * (finalists' Monte Carlo included) in result.progress. A signal handler may set it (the CLI's SIGINT handler
      * does); the library installs no handler. */
     volatile sig_atomic_t *stop;
     long stop_after_batches;    // act as if *stop rose after this many batches (0: never); a
