@@ -1331,6 +1331,274 @@ static void sweep_json_has_the_contract_keys(void **state)
     free(sw);
 }
 
+
+/* ---------------------------------------------------------------- bounded memory and stops */
+
+/* A sweep run with options: threads, batch, exhaustive, kept-set size. */
+static void sweep_run_kept(const struct ts_sweep *sw, int threads, bool exhaustive, int batch, long keep,
+                           struct ts_sweep_result *res)
+{
+    struct ts_sweep_options opt;
+    memset(&opt, 0, sizeof opt);
+    opt.threads = threads;
+    opt.exhaustive = exhaustive;
+    opt.batch = batch;
+    opt.keep = keep;
+    struct ts_err err;
+    ts_err_clear(&err);
+    int rc = ts_sweep_run(sw, &opt, res, &err);
+    assert_ok(rc, err);
+}
+
+/* The kept candidate set holds fewer candidates than the sweep has, so the search streams
+ * the enumeration again when it runs out: the report is the same, byte for byte, as with
+ * every candidate kept (pruned and exhaustive, one and two threads). */
+static void check_small_kept_set_gives_the_same_report(const struct ts_sweep *sw, bool exhaustive, int batch)
+{
+    struct ts_sweep_result all;
+    sweep_run_kept(sw, 1, exhaustive, batch, 0, &all);
+    char *want = report_without_elapsed(sw, &all);
+    /* A third and an eighth of the candidates: several streams, each screening every layout
+     * again (so not 1: one stream per candidate would be slow). */
+    const long keeps[] = {all.candidates / 3, all.candidates / 8};
+    for (size_t i = 0; i < TS_ARRAY_LEN(keeps); i++) {
+        if (!(keeps[i] >= 1 && all.candidates > 2 * keeps[i])) {
+            print_error("sweep %s: %ld candidates do not exceed the kept set (%ld)\n", sw->name,
+                        all.candidates, keeps[i]);
+            fail();
+        }
+        struct ts_sweep_result r;
+        sweep_run_kept(sw, 1 + (int)(i % 2), exhaustive, batch, keeps[i], &r);
+        char *got = report_without_elapsed(sw, &r);
+        if (strcmp(got, want) != 0) {
+            print_error("sweep %s, kept set %ld, exhaustive %d: the report differs\n", sw->name,
+                        keeps[i], exhaustive);
+            fail();
+        }
+        assert_int_equal(r.simulated, all.simulated);
+        free(got);
+        ts_sweep_result_free(&r);
+    }
+    free(want);
+    ts_sweep_result_free(&all);
+}
+
+static void streaming_with_a_kept_set_smaller_than_the_candidates_gives_the_same_report(void **state)
+{
+    (void)state;
+    struct ts_sweep *sw = sweep_from_file(SMALL_COST_FILE);
+    check_small_kept_set_gives_the_same_report(sw, false, 8);
+    check_small_kept_set_gives_the_same_report(sw, true, 0);
+    free(sw);
+    if (ts_test_under_valgrind())
+        return;
+    /* Finalists that miss the p90 deadline: later rounds stream from the first candidate. */
+    sw = probability_sweep();
+    check_small_kept_set_gives_the_same_report(sw, false, 16);
+    free(sw);
+}
+
+/* The count stated up front is the number of layouts the enumeration generates. Hand count
+ * for node-scaling: 4 node counts x 1 layout; for time-throughput, every combination the
+ * loops admit is generated, so the count equals `enumerated`. */
+static void sweep_count_is_the_number_of_layouts_enumerated(void **state)
+{
+    (void)state;
+    struct ts_sweep *sw = sweep_from_text(sweep_node_scaling);
+    assert_int_equal(ts_sweep_count(sw), 4);
+    struct ts_sweep_result r;
+    sweep_run(sw, 1, false, 0, NULL, &r);
+    assert_int_equal(r.enumerated, 4);
+    assert_int_equal(r.configurations, 4);
+    ts_sweep_result_free(&r);
+    free(sw);
+    const char *const texts[] = {sweep_time_throughput, sweep_cost_throughput, sweep_probability};
+    for (size_t i = 0; i < TS_ARRAY_LEN(texts); i++) {
+        sw = sweep_from_text(texts[i]);
+        uint64_t n = ts_sweep_count(sw);
+        sweep_run(sw, 2, false, 0, NULL, &r);
+        assert_int_equal(n, r.enumerated);
+        assert_true(n > 100);
+        ts_sweep_result_free(&r);
+        free(sw);
+    }
+}
+
+static void sweep_above_max_configs_is_refused_with_its_count_and_how_to_raise_it(void **state)
+{
+    (void)state;
+    struct ts_sweep *sw = sweep_from_text(sweep_time_throughput);
+    uint64_t n = ts_sweep_count(sw);
+    struct ts_sweep_options opt;
+    memset(&opt, 0, sizeof opt);
+    opt.threads = 1;
+    opt.max_configs = n - 1;
+    struct ts_sweep_result r;
+    struct ts_err err;
+    ts_err_clear(&err);
+    assert_int_equal(ts_sweep_run(sw, &opt, &r, &err), TS_ERR_INPUT);
+    char count[64];
+    snprintf(count, sizeof count, "enumerates %llu configurations", (unsigned long long)n);
+    assert_contains(err.msg, count);
+    snprintf(count, sizeof count, "limit of %llu", (unsigned long long)(n - 1));
+    assert_contains(err.msg, count);
+    assert_contains(err.msg, "--max-configs");
+    assert_contains(err.msg, "auto");
+    ts_sweep_result_free(&r);
+    /* At the count itself it runs. */
+    opt.max_configs = n;
+    ts_err_clear(&err);
+    int rc = ts_sweep_run(sw, &opt, &r, &err);
+    assert_ok(rc, err);
+    assert_int_equal(r.enumerated, n);
+    ts_sweep_result_free(&r);
+    /* The default admits it (and the shipped sweeps: at most 1.6 M). */
+    assert_true(n < TS_SWEEP_MAX_CONFIGS_DEFAULT);
+    free(sw);
+}
+
+/* global_batch 2^26 on one node with one sequence per microbatch: pp 1 x 2 x 2^26 x 1 = 2^27
+ * tasks, above the 2^24 budget; 2^26 with microbatch 16 over dp 8 gives 2^19 microbatches:
+ * 2^20 tasks, within it. Rejected layouts are counted by reason and change nothing else. */
+static void layouts_above_the_task_budget_are_rejected_with_a_counted_reason(void **state)
+{
+    (void)state;
+    static const char *const fmt =
+        "{\"name\": \"tasks\", \"model\": \"megatron-1.7b\", \"tokens\": 1e6, \"global_batch\": %s,"
+        " \"systems\": [\"dgx-h100\"], \"nodes\": [1],"
+        " \"parallel\": {\"tp\": [1, 8], \"pp\": 1, \"cp\": 1, \"microbatch\": [1, 16], \"zero\": 0,"
+        "              \"recompute\": \"none\", \"schedule\": \"1f1b\", \"sequence_parallel\": false},"
+        " \"constraint\": {\"min_tokens_per_s\": 1}, \"objective\": \"time\", \"top\": 1}";
+    char text[2048];
+    snprintf(text, sizeof text, fmt, "[256, 67108864]");
+    struct ts_sweep *sw = sweep_from_text(text);
+    struct ts_sweep_result r;
+    sweep_run(sw, 2, false, 1, NULL, &r);
+    /* 2 batches x tp {1 (dp 8), 8 (dp 1)} x microbatch {1, 16} = 8 layouts. At 2^26: tp 1
+     * mb 1 -> 2^23 microbatches, 2^24 tasks (at the limit: valid); tp 1 mb 16 -> 2^20 tasks;
+     * tp 8 mb 1 -> 2^27 tasks and tp 8 mb 16 -> 2^23 tasks (valid). */
+    assert_int_equal(r.enumerated, 8);
+    assert_int_equal(r.rejected[TS_REJECT_TASKS], 1);
+    assert_int_equal(r.rejected[TS_REJECT_DIVISIBILITY], 0);
+    assert_int_equal(r.evaluated, 7);
+    assert_true(r.found);
+    /* A million tokens: two iterations at 256 sequences beat one of 2^26, whose bounds
+     * prune them unsimulated (no 2^24-task simulation in a unit test). */
+    assert_int_equal(r.top[0].layout.global_batch, 256);
+    assert_true(r.simulated <= 4);
+    assert_string_equal(ts_reject_names[TS_REJECT_TASKS], "too_many_tasks");
+    ts_sweep_result_free(&r);
+    free(sw);
+}
+
+/* The run simulation polls the stop flag between replications: raised, it returns at once
+ * with a distinct status. */
+static void run_simulation_returns_interrupted_when_the_stop_flag_is_up(void **state)
+{
+    (void)state;
+    struct ts_run_input in;
+    memset(&in, 0, sizeof in);
+    in.iteration_s = 10.0;
+    in.iterations = 1e5;
+    in.gpus = 64;
+    in.nodes = 8;
+    in.gpus_per_node = 8;
+    in.dp = 8;
+    in.checkpoint_bytes = 1e12;
+    ts_reliability_defaults(&in.rel);
+    in.rel.replications = 50;
+    struct ts_run_result out;
+    struct ts_err err;
+    ts_err_clear(&err);
+    int rc = ts_run_simulate(&in, &out, NULL, NULL, &err);
+    assert_ok(rc, err);
+    assert_false(out.interrupted);
+    volatile sig_atomic_t stop = 1;
+    in.stop = &stop;
+    assert_int_equal(ts_run_simulate(&in, &out, NULL, NULL, &err), TS_ERR_RUNTIME);
+    assert_true(out.interrupted);
+    assert_contains(err.msg, "interrupted");
+}
+
+/* Partial file round trip of a result's progress. */
+static void progress_round_trip(const struct ts_sweep *sw, const struct ts_sweep_result *r,
+                                struct ts_sweep_progress *out)
+{
+    char dir[512], path[600];
+    make_temp_dir(dir, sizeof dir);
+    snprintf(path, sizeof path, "%s/p.partial.json", dir);
+    struct ts_err err;
+    ts_err_clear(&err);
+    int rc = ts_sweep_progress_write(path, sw, &r->progress, &err);
+    assert_ok(rc, err);
+    rc = ts_sweep_progress_load(path, sw, out, &err);
+    assert_ok(rc, err);
+    remove(path);
+    remove_dir(dir);
+}
+
+/* Stopped while screening (the flag is up from the start: the first chunk ends it) and in
+ * the finalists' Monte Carlo (after 1 and 2 finalists); resumed through the partial file, the
+ * report is the uninterrupted one, byte for byte. */
+static void stops_in_screening_and_in_monte_carlo_resume_to_the_same_report(void **state)
+{
+    (void)state;
+    struct ts_sweep *sw = probability_sweep();
+    struct ts_sweep_result full;
+    sweep_run(sw, 1, false, 4, NULL, &full);
+    char *want = report_without_elapsed(sw, &full);
+
+    /* 1. Screening: nothing simulated, nothing lost. */
+    volatile sig_atomic_t stop = 1;
+    struct ts_sweep_options opt;
+    memset(&opt, 0, sizeof opt);
+    opt.threads = 2;
+    opt.batch = 4;
+    opt.stop = &stop;
+    struct ts_sweep_result r;
+    struct ts_err err;
+    ts_err_clear(&err);
+    int rc = ts_sweep_run(sw, &opt, &r, &err);
+    assert_ok(rc, err);
+    assert_true(r.interrupted);
+    assert_int_equal(r.simulated, 0);
+    assert_int_equal(r.progress.n, 0);
+    assert_int_equal(r.n_top, 0);
+    ts_sweep_result_free(&r);
+
+    /* 2. Monte Carlo: after 1 finalist, then (resumed) after 2 more, then to the end. */
+    stop = 0;
+    struct ts_sweep_progress saved;
+    memset(&saved, 0, sizeof saved);
+    static const long after[] = {1, 2, 0};
+    for (size_t leg = 0; leg < TS_ARRAY_LEN(after); leg++) {
+        opt.stop_after_finalists = after[leg];
+        opt.resume = leg ? &saved : NULL;
+        opt.threads = 1 + (int)(leg % 2);
+        ts_err_clear(&err);
+        rc = ts_sweep_run(sw, &opt, &r, &err);
+        assert_ok(rc, err);
+        ts_sweep_progress_free(&saved);
+        if (!after[leg])
+            break;
+        assert_true(r.interrupted);
+        long mc = 0;
+        for (long i = 0; i < r.progress.n * sw->n_pricing; i++)
+            mc += r.progress.outcomes[i].monte_carlo;
+        assert_true(mc >= after[leg]);
+        progress_round_trip(sw, &r, &saved);
+        ts_sweep_result_free(&r);
+    }
+    assert_false(r.interrupted);
+    char *got = report_without_elapsed(sw, &r);
+    assert_string_equal(got, want);
+    free(got);
+    free(want);
+    ts_sweep_result_free(&r);
+    ts_sweep_result_free(&full);
+    free(sw);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1354,6 +1622,12 @@ int main(void)
         cmocka_unit_test(csv_has_a_row_per_screened_layout_and_pricing_and_no_temporary_file),
         cmocka_unit_test(csv_that_cannot_be_written_is_an_error),
         cmocka_unit_test(sweep_json_has_the_contract_keys),
+        cmocka_unit_test(streaming_with_a_kept_set_smaller_than_the_candidates_gives_the_same_report),
+        cmocka_unit_test(sweep_count_is_the_number_of_layouts_enumerated),
+        cmocka_unit_test(sweep_above_max_configs_is_refused_with_its_count_and_how_to_raise_it),
+        cmocka_unit_test(layouts_above_the_task_budget_are_rejected_with_a_counted_reason),
+        cmocka_unit_test(run_simulation_returns_interrupted_when_the_stop_flag_is_up),
+        cmocka_unit_test(stops_in_screening_and_in_monte_carlo_resume_to_the_same_report),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -982,6 +982,73 @@ static void hybrid_sharding_gathers_inside_the_group_and_all_reduces_across_repl
     assert_int_equal(ts_job_validate(&job, "test.json", &err), TS_ERR_INPUT);
 }
 
+/* ---------------------------------------------------------------- size budget */
+
+/* pp x 2 x microbatches x virtual_stages in 64 bits: pp 2, v 64 and 2^25 microbatches is
+ * 2 x 2 x 2^25 x 64 = 2^33 tasks (an int would overflow), refused before allocation with a
+ * message naming the keys and the limit; a job at exactly 2^24 tasks is accepted, one with
+ * twice the virtual stages is not. */
+static void task_count_is_computed_in_64_bits_and_bounded_before_allocation(void **state)
+{
+    (void)state;
+    struct ts_job job;
+    load_config("configs/gpt3-175b-a100.json", &job);
+    /* The count takes any factors (the validator checks their divisibility). */
+    job.parallel.tp = 8;
+    job.parallel.pp = 2;
+    job.parallel.dp = 64;
+    job.parallel.microbatch = 1;
+    job.parallel.virtual_stages = 64;
+    job.global_batch = 1 << 26;                 /* 2^26 / (64 x 1) = 2^20 microbatches */
+    assert_true(ts_step_task_count(&job) == (int64_t)2 * 2 * (1 << 20) * 64);
+    job.parallel.dp = 2;                        /* 2^25 microbatches */
+    assert_true(ts_step_task_count(&job) == (int64_t)1 << 33);
+    struct ts_err err;
+    ts_err_clear(&err);
+    assert_int_equal(ts_step_check_size(&job, "job.json", &err), TS_ERR_INPUT);
+    assert_non_null(strstr(err.msg, "job.json: global_batch:"));
+    assert_non_null(strstr(err.msg, "microbatch"));
+    assert_non_null(strstr(err.msg, "virtual_stages"));
+    assert_non_null(strstr(err.msg, "8589934592 tasks"));
+    assert_non_null(strstr(err.msg, "limit of 16777216 tasks"));
+    /* At the limit: pp 2 x 2 x 2^21 x v 2 = 2^24. */
+    job.parallel.virtual_stages = 2;
+    job.parallel.dp = 32;                       /* 2^26 / 32 = 2^21 microbatches */
+    assert_true(ts_step_task_count(&job) == TS_STEP_TASKS_MAX);
+    ts_err_clear(&err);
+    assert_int_equal(ts_step_check_size(&job, "job.json", &err), TS_OK);
+    job.parallel.virtual_stages = 4;
+    assert_int_equal(ts_step_check_size(&job, "job.json", &err), TS_ERR_INPUT);
+    /* Nonsense factors never overflow: the count says so. */
+    job.parallel.microbatch = 0;
+    assert_true(ts_step_task_count(&job) == -1);
+}
+
+/* The validator applies the budget: a job of 2^26 sequences, one per microbatch, on one
+ * pipeline (dp 1) would hold 2^27 tasks. */
+static void job_validation_refuses_an_iteration_above_the_task_budget(void **state)
+{
+    (void)state;
+    struct ts_job job;
+    load_config("configs/gpt3-175b-a100.json", &job);
+    struct ts_err err;
+    ts_err_clear(&err);
+    assert_int_equal(ts_job_validate(&job, "job.json", &err), TS_OK);
+    job.parallel.schedule = TS_SCHED_1F1B;
+    job.parallel.virtual_stages = 1;
+    job.parallel.tp = 8;
+    job.parallel.pp = 1;
+    job.parallel.dp = 128;
+    job.parallel.microbatch = 1;
+    job.global_batch = 1 << 26;                 /* 2^19 microbatches: 2^20 tasks, fine */
+    assert_int_equal(ts_job_validate(&job, "job.json", &err), TS_OK);
+    job.nodes = 1;
+    job.gpus = 8;
+    job.parallel.dp = 1;                        /* 2^26 microbatches: 2^27 tasks */
+    assert_int_equal(ts_job_validate(&job, "job.json", &err), TS_ERR_INPUT);
+    assert_non_null(strstr(err.msg, "134217728 tasks"));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -1005,6 +1072,8 @@ int main(void)
         cmocka_unit_test(fsdp_with_one_unit_per_chunk_is_zero3_at_chunk_granularity),
         cmocka_unit_test(fsdp_units_hide_gathers_behind_compute_as_a_flow_shop),
         cmocka_unit_test(hybrid_sharding_gathers_inside_the_group_and_all_reduces_across_replicas),
+        cmocka_unit_test(task_count_is_computed_in_64_bits_and_bounded_before_allocation),
+        cmocka_unit_test(job_validation_refuses_an_iteration_above_the_task_budget),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,6 +1,7 @@
 /*
  * `trainsim sweep FILE`: search clusters and layouts.
  */
+#include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,7 +14,7 @@ void ts_cli_sweep_help(FILE *f)
 {
     fprintf(f,
             "usage: trainsim sweep FILE [--format table|json|csv] [--csv OUT.csv] [--threads N]\n"
-            "                      [--top K] [--exhaustive] [--no-progress]\n"
+            "                      [--top K] [--exhaustive] [--no-progress] [--max-configs N]\n"
             "                      [--partial OUT.partial.json] [--resume PARTIAL]\n"
             "\n"
             "Search GPU types, node counts, pricing models and parallel layouts for the cheapest\n"
@@ -32,6 +33,10 @@ void ts_cli_sweep_help(FILE *f)
             "  --top K          report the K best (default: the file's \"top\", else 10)\n"
             "  --exhaustive     simulate every layout that fits (no pruning; slower, same answer)\n"
             "  --no-progress    no progress bar on stderr\n"
+            "  --max-configs N  refuse (exit 2) a sweep that enumerates more than N layouts\n"
+            "                   (default 4000000; the shipped sweeps enumerate up to 1.6 M);\n"
+            "                   the message gives the count. Memory does not grow with the\n"
+            "                   count, time does (about 250,000 layouts a second per core)\n"
             "  --partial P      where an interrupted sweep saves its finished work (default:\n"
             "                   NAME.partial.json in the working directory, NAME being FILE's\n"
             "                   base name without .json)\n"
@@ -39,11 +44,12 @@ void ts_cli_sweep_help(FILE *f)
             "                   the same as an uninterrupted run's. P must come from the same\n"
             "                   FILE, unchanged (exit 2 otherwise); it is left in place\n"
             "\n"
-            "Ctrl-C (SIGINT) stops the sweep at its next batch of simulations: it writes the\n"
-            "finished work to the partial file (marked \"trainsim_partial_sweep\"), says how to\n"
-            "resume, and exits with status 130. A second Ctrl-C stops at once. Output files are\n"
+            "Ctrl-C (SIGINT) stops the sweep within a second, in screening, simulation or the\n"
+            "finalists' Monte Carlo: it writes the finished work to the partial file (marked\n"
+            "\"trainsim_partial_sweep\"), says how to resume, and exits with status 130. A second Ctrl-C stops at once. Output files are\n"
             "written to a temporary name and renamed when complete. (For tests, the environment\n"
-            "variable TRAINSIM_TEST_STOP_AFTER_BATCHES=N acts as a Ctrl-C after N batches.)\n"
+            "variables TRAINSIM_TEST_STOP_AFTER_BATCHES=N and TRAINSIM_TEST_STOP_AFTER_FINALISTS=N\n"
+            "act as a Ctrl-C after N batches or N finalists' Monte Carlo runs.)\n"
             "\n"
             "examples:\n"
             "  trainsim sweep configs/quickstart-sweep.json\n"
@@ -86,6 +92,11 @@ int ts_cli_sweep(int argc, char **argv)
         } else if (strcmp(a, "--top") == 0 && has_value) {
             if (ts_cli_parse_int("sweep", a, argv[++i], 1, 4096, &top))
                 return TS_ERR_INPUT;
+        } else if (strcmp(a, "--max-configs") == 0 && has_value) {
+            long n;
+            if (ts_cli_parse_long("sweep", a, argv[++i], 1, LONG_MAX, &n))
+                return TS_ERR_INPUT;
+            opt.max_configs = (uint64_t)n;
         } else if (strcmp(a, "--exhaustive") == 0) {
             opt.exhaustive = true;
         } else if (strcmp(a, "--no-progress") == 0) {
@@ -127,6 +138,9 @@ int ts_cli_sweep(int argc, char **argv)
     const char *after = getenv("TRAINSIM_TEST_STOP_AFTER_BATCHES");
     if (after && after[0])
         opt.stop_after_batches = strtol(after, NULL, 10);
+    const char *after_mc = getenv("TRAINSIM_TEST_STOP_AFTER_FINALISTS");
+    if (after_mc && after_mc[0])
+        opt.stop_after_finalists = strtol(after_mc, NULL, 10);
     stop_flag = 0;
     opt.stop = &stop_flag;
     struct sigaction sa, old_sa;

@@ -117,8 +117,7 @@ struct rep_stats {
     double wall_s;
     double gpu_s[CAT_COUNT];
     double failures, preemptions, checkpoints;
-    int status;                 // TS_OK, or TS_ERR_INPUT when the event cap was hit
-    bool too_many_interrupts;   // ... or when it was interrupted too often to finish
+    int status;                 // REP_DONE (0), or how the replication ended early
 };
 
 struct rep {
@@ -830,9 +829,15 @@ static void rep_start(struct rep *r, int index)
     begin_segment(r);
 }
 
-/* Play one replication to the end. Returns TS_OK, or TS_ERR_INPUT if it took more than
- * TS_RUN_EVENTS_MAX events or *stop was raised by another thread. */
-static int rep_run(struct rep *r, int index, const int *stop, struct rep_stats *out)
+/* How a replication ended early. */
+enum { REP_DONE, REP_EVENT_CAP, REP_INTERRUPTS, REP_CANCELLED, REP_STOPPED };
+
+/* Play one replication to the end. Returns REP_DONE; REP_EVENT_CAP after more than
+ * events_max events; REP_INTERRUPTS when it was interrupted too often to finish;
+ * REP_CANCELLED when a replication of a lower index than this one ended early (*first_bad);
+ * REP_STOPPED when the caller's *ext_stop rose. */
+static int rep_run(struct rep *r, int index, const int *first_bad, volatile sig_atomic_t *ext_stop,
+                   uint64_t events_max, struct rep_stats *out)
 {
     rep_start(r, index);
     struct ts_des_event ev;
@@ -843,9 +848,13 @@ static int rep_run(struct rep *r, int index, const int *stop, struct rep_stats *
         if ((r->des->popped & 4095u) == 0) {
             int s;
 #pragma omp atomic read
-            s = *stop;
-            if (s || r->des->popped > TS_RUN_EVENTS_MAX)
-                return TS_ERR_INPUT;
+            s = *first_bad;
+            if (s < index)
+                return REP_CANCELLED;
+            if (ext_stop && *ext_stop)
+                return REP_STOPPED;
+            if (r->des->popped > events_max)
+                return REP_EVENT_CAP;
         }
         switch ((enum run_event)ev.kind) {
         case EV_SEGMENT_END: on_segment_end(r); break;
@@ -866,9 +875,22 @@ static int rep_run(struct rep *r, int index, const int *stop, struct rep_stats *
     out->failures = r->failures;
     out->preemptions = r->preemptions;
     out->checkpoints = r->checkpoints;
-    out->too_many_interrupts = r->too_many_interrupts;
-    out->status = r->too_many_interrupts ? TS_ERR_INPUT : TS_OK;
+    out->status = r->too_many_interrupts ? REP_INTERRUPTS : REP_DONE;
     return out->status;
+}
+
+/* The event cap of one replication: TRAINSIM_MAX_EVENTS when set to a positive integer, else
+ * TS_RUN_EVENTS_MAX. */
+static uint64_t events_cap(void)
+{
+    const char *env = getenv("TRAINSIM_MAX_EVENTS");
+    if (env && *env) {
+        char *end;
+        unsigned long long v = strtoull(env, &end, 10);
+        if (*end == '\0' && v > 0)
+            return v;
+    }
+    return TS_RUN_EVENTS_MAX;
 }
 
 /* ---------------------------------------------------------------- setup and summary */
@@ -946,7 +968,8 @@ int ts_run_simulate(const struct ts_run_input *in, struct ts_run_result *out, do
     struct rep_stats *stats = ts_xcalloc((size_t)n, sizeof *stats);
     if (timeline)
         timeline->len = 0;
-    int stop = 0;
+    int first_bad = n, ext_stopped = 0;
+    uint64_t events_max = events_cap();
 
 #pragma omp parallel
     {
@@ -967,10 +990,29 @@ int ts_run_simulate(const struct ts_run_input *in, struct ts_run_result *out, do
             r->rng = rng;
             r->copy_h = copy_h;
             r->tl = i == 0 ? timeline : NULL;
-            if (rep_run(r, i, &stop, &stats[i]) != TS_OK) {
-                stats[i].status = TS_ERR_INPUT;
+            /* A replication that ended early (event cap, too many interruptions) cancels
+             * the ones above its index only; those below run on, so the lowest early end is
+             * the same for any thread count. A stop request ends every replication. */
+            int end = REP_CANCELLED;
+            int bad, stopped;
+#pragma omp atomic read
+            bad = first_bad;
+#pragma omp atomic read
+            stopped = ext_stopped;
+            if (!stopped && in->stop && *in->stop)
+                end = REP_STOPPED;
+            else if (!stopped && i < bad)
+                end = rep_run(r, i, &first_bad, in->stop, events_max, &stats[i]);
+            stats[i].status = end;
+            if (end == REP_STOPPED) {
 #pragma omp atomic write
-                stop = 1;
+                ext_stopped = 1;
+            } else if (end == REP_EVENT_CAP || end == REP_INTERRUPTS) {
+#pragma omp critical(ts_run_first_bad)
+                if (i < first_bad) {
+#pragma omp atomic write
+                    first_bad = i;
+                }
             }
         }
 
@@ -981,16 +1023,20 @@ int ts_run_simulate(const struct ts_run_input *in, struct ts_run_result *out, do
         ts_des_close(&des);
     }
 
-    for (int i = 0; i < n; i++)
-        if (stats[i].too_many_interrupts) {
+    /* An early end decides the outcome by the lowest replication index that ended early (all
+     * lower ones ran to the end: see the loop above), so the message does not depend on the
+     * thread count or timing; a stop request wins over both. */
+    if (ext_stopped || first_bad < n) {
+        int end = ext_stopped ? REP_STOPPED : stats[first_bad].status;
+        free(stats);
+        free(m);
+        if (timeline)
+            timeline->len = 0;
+        if (end == REP_INTERRUPTS) {
             double M = out->params.job_mtbf_s;
             char mt[48];
             if (isfinite(M))
                 ts_quantity_format(M, TS_DIM_SECONDS, mt, sizeof mt);
-            free(stats);
-            free(m);
-            if (timeline)
-                timeline->len = 0;
             return ts_err_set(err, TS_ERR_INPUT,
                               "reliability: the job cannot finish in any useful time: a "
                               "simulated run was interrupted more than %.0f times (the "
@@ -999,18 +1045,17 @@ int ts_run_simulate(const struct ts_run_input *in, struct ts_run_result *out, do
                               "shape or the mtbf, or lower the preemption rate",
                               TS_RUN_INTERRUPTIONS_MAX, isfinite(M) ? mt : "never");
         }
-    for (int i = 0; i < n; i++)
-        if (stats[i].status != TS_OK) {
-            free(stats);
-            free(m);
-            if (timeline)
-                timeline->len = 0;
+        if (end == REP_EVENT_CAP)
             return ts_err_set(err, TS_ERR_INPUT,
-                              "reliability: a simulated run took more than %u events without "
-                              "finishing: failures, preemptions or waits for repairs keep the "
-                              "job from progressing; lower the failure rates, add spares or "
-                              "shorten repair_time", TS_RUN_EVENTS_MAX);
-        }
+                              "reliability: a simulated run reached the event cap of %llu "
+                              "events per replication without finishing: failures, "
+                              "preemptions or waits for repairs keep the job from progressing; "
+                              "lower the failure rates, add spares or shorten repair_time, or "
+                              "raise the cap with the environment variable "
+                              "TRAINSIM_MAX_EVENTS=N", (unsigned long long)events_max);
+        out->interrupted = true;
+        return ts_err_set(err, TS_ERR_RUNTIME, "run: interrupted");
+    }
 
     // Reduce in index order, so the sums do not depend on the thread count.
     double *wall = samples ? samples : ts_xmalloc((size_t)n * sizeof *wall);

@@ -57,6 +57,8 @@
 
 #include <stddef.h>
 
+#include <signal.h>
+
 #include "spec/spec.h"
 
 /* Everything the run simulation needs about the job, already priced. */
@@ -72,6 +74,9 @@ struct ts_run_input {
                                        //   NULL an elastic run scales as dp / (dp - k)
     double checkpoint_bytes;        // size of one checkpoint (weights + optimizer state)
     struct ts_reliability rel;      // the job's reliability section (defaults filled in)
+    volatile sig_atomic_t *stop;    // ts_run_simulate stops early once *stop is non-zero
+                                    //   (polled every replication and every 4096 events;
+                                    //   NULL: never)
 };
 
 /* Derived constants of a run (also the inputs of Daly's formulas). */
@@ -88,6 +93,8 @@ struct ts_run_params {
 };
 
 struct ts_run_result {
+    bool interrupted;               // ts_run_simulate returned early on in->stop (nothing
+                                    //   else is set)
     struct ts_run_params params;
     int replications;
     double mean_s;                  // mean wall-clock time to train
@@ -157,8 +164,9 @@ struct ts_run_timeline {
 /* Simulate `replications` runs (in parallel with OpenMP) and summarise. `samples` (may be
  * NULL) receives each replication's wall time by index. `timeline` (may be NULL) receives
  * replication 0's timeline (at most 1e6 spans; free with ts_run_timeline_free). Returns TS_OK
- * or an input error: those of ts_run_params_compute, or a replication that takes more than
- * 1e7 events (the job hardly progresses). Thread safe; it opens its own OpenMP team. */
+ * or an input error: those of ts_run_params_compute, or a replication that reaches the event
+ * cap (TS_RUN_EVENTS_MAX, 1e7 events, or the TRAINSIM_MAX_EVENTS environment variable: the job
+ * hardly progresses). TS_ERR_RUNTIME with out->interrupted when in->stop rose. Thread safe; it opens its own OpenMP team. */
 int ts_run_simulate(const struct ts_run_input *in, struct ts_run_result *out, double *samples,
                     struct ts_run_timeline *timeline, struct ts_err *err);
 

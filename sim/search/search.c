@@ -2,6 +2,7 @@
  * The sweep engine: enumerate, screen with a lower bound, branch and bound in deterministic
  * batches, Monte Carlo for the finalists (see search.h).
  */
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,9 +14,9 @@
 
 const char *const ts_reject_names[TS_REJECT_COUNT] = {
     "none", "divisibility", "memory", "constraint_unreachable", "pruned_by_bound",
-    "misses_deadline_probability",
+    "misses_deadline_probability", "too_many_tasks",
 };
-_Static_assert(TS_REJECT_COUNT == 6, "update ts_reject_names");
+_Static_assert(TS_REJECT_COUNT == 7, "update ts_reject_names");
 
 /* Default spot preemption rate when a sweep prices spot without a reliability.spot section:
  * the top band of the AWS Spot Advisor (more than 20% of instances interrupted per month),
@@ -84,185 +85,6 @@ void ts_sweep_layout_job(const struct ts_sweep *sw, const struct ts_layout *l, e
     out->model = sw->model;
     int cur = -1;
     job_patch(sw, l, pricing, out, &cur);
-}
-
-/* ---------------------------------------------------------------- enumeration */
-
-struct layouts {
-    struct ts_layout *v;
-    size_t n, cap;
-};
-
-static void layouts_push(struct layouts *a, const struct ts_layout *l)
-{
-    if (a->n == a->cap) {
-        a->cap = a->cap ? 2 * a->cap : 4096;
-        a->v = ts_xrealloc(a->v, a->cap * sizeof *a->v);
-    }
-    a->v[a->n++] = *l;
-}
-
-/* Values of a dimension: the explicit list, or the auto list. */
-static int dim_values(const struct ts_int_list *l, const int *autos, int n_auto, int *out)
-{
-    if (!l->is_auto) {
-        memcpy(out, l->v, (size_t)l->n * sizeof *out);
-        return l->n;
-    }
-    memcpy(out, autos, (size_t)n_auto * sizeof *out);
-    return n_auto;
-}
-
-static int divisors(int x, int max, int *out, int cap)
-{
-    int n = 0;
-    for (int d = 1; d <= x && d <= max && n < cap; d++)
-        if (x % d == 0)
-            out[n++] = d;
-    return n;
-}
-
-struct enum_ctx {
-    const struct ts_sweep *sw;
-    struct ts_job job;          // scratch for validation
-    int current_system;
-    struct layouts *out;
-    long enumerated;
-    long rejected_divisibility;
-};
-
-static void try_layout(struct enum_ctx *e, const struct ts_layout *l)
-{
-    e->enumerated++;
-    job_patch(e->sw, l, TS_PRICING_ON_DEMAND, &e->job, &e->current_system);
-    struct ts_err err;
-    if (ts_job_validate(&e->job, "sweep", &err) != TS_OK) {
-        e->rejected_divisibility++;
-        return;
-    }
-    layouts_push(e->out, l);
-}
-
-static void enumerate(const struct ts_sweep *sw, struct layouts *out, long *enumerated, long *rej_div)
-{
-    struct enum_ctx *e = ts_xcalloc(1, sizeof *e);
-    e->sw = sw;
-    e->out = out;
-    e->job.model = sw->model;
-    e->current_system = -1;
-    const struct ts_model *m = &sw->model;
-
-    int tps[TS_SWEEP_LIST_MAX], pps[TS_SWEEP_LIST_MAX], cps[TS_SWEEP_LIST_MAX], mbs[TS_SWEEP_LIST_MAX];
-    int zs[TS_SWEEP_LIST_MAX], scheds[TS_SWEEP_LIST_MAX], sps[TS_SWEEP_LIST_MAX], recs[TS_SWEEP_LIST_MAX];
-    int tpos[TS_SWEEP_LIST_MAX], vs_list[TS_SWEEP_LIST_MAX];
-    int auto_tp[TS_SWEEP_LIST_MAX], auto_pp[TS_SWEEP_LIST_MAX];
-    int n_auto_tp = divisors(m->heads, 64, auto_tp, TS_SWEEP_LIST_MAX);
-    int n_auto_pp = divisors(m->layers, 128, auto_pp, TS_SWEEP_LIST_MAX);
-    static const int auto_cp[] = {1, 2, 4, 8, 16};
-    static const int auto_mb[] = {1, 2, 4, 8, 16};
-    static const int auto_zero[] = {0, 1, 2, 3};
-    static const int auto_sched[] = {TS_SCHED_1F1B, TS_SCHED_INTERLEAVED};
-    static const int auto_bool[] = {0, 1};
-    static const int auto_rec[] = {TS_RECOMPUTE_NONE, TS_RECOMPUTE_SELECTIVE, TS_RECOMPUTE_FULL};
-    int ntp = dim_values(&sw->tp, auto_tp, n_auto_tp, tps);
-    int npp = dim_values(&sw->pp, auto_pp, n_auto_pp, pps);
-    int ncp = dim_values(&sw->cp, auto_cp, 5, cps);
-    int nmb = dim_values(&sw->microbatch, auto_mb, 5, mbs);
-    int nz = dim_values(&sw->zero, auto_zero, 4, zs);
-    int nsched = dim_values(&sw->schedule, auto_sched, 2, scheds);
-    int nsp = dim_values(&sw->sequence_parallel, auto_bool, 2, sps);
-    int nrec = dim_values(&sw->recompute, auto_rec, 3, recs);
-    /* TP communication overlap is a framework capability, not a layout choice: "auto" keeps
-     * the job default (off); list [false, true] to search it. */
-    static const int auto_off[] = {0};
-    int ntpo = dim_values(&sw->tp_comm_overlap, auto_off, 1, tpos);
-    int nvs_fixed = sw->virtual_stages.is_auto ? 0 : sw->virtual_stages.n;
-    if (nvs_fixed)
-        memcpy(vs_list, sw->virtual_stages.v, (size_t)nvs_fixed * sizeof *vs_list);
-
-    for (int s = 0; s < sw->n_systems; s++) {
-        int gpn = sw->systems[s].gpus_per_node;
-        for (int ni = 0; ni < sw->nodes.n; ni++) {
-            int gpus = sw->nodes.v[ni] * gpn;
-            for (int bi = 0; bi < sw->global_batch.n; bi++) {
-                int gb = sw->global_batch.v[bi];
-                for (int a = 0; a < ntp; a++) {
-                    int tp = tps[a];
-                    if (tp > gpus || gpus % tp)
-                        continue;
-                    for (int c = 0; c < ncp; c++) {
-                        int cp = cps[c];
-                        if ((long)tp * cp > gpus || gpus % (tp * cp))
-                            continue;
-                        for (int b = 0; b < npp; b++) {
-                            int pp = pps[b];
-                            long model_ranks = (long)tp * cp * pp;
-                            if (model_ranks > gpus || gpus % model_ranks)
-                                continue;
-                            int dp = (int)(gpus / model_ranks);
-                            for (int d = 0; d < nmb; d++) {
-                                int mb = mbs[d];
-                                if (gb % ((long)dp * mb))
-                                    continue;
-                                for (int si = 0; si < nsched; si++) {
-                                    int sched = scheds[si];
-                                    int vopts[TS_SWEEP_LIST_MAX], nv = 0;
-                                    if (sched == TS_SCHED_INTERLEAVED) {
-                                        if (pp < 2)
-                                            continue;
-                                        if (nvs_fixed) {
-                                            memcpy(vopts, vs_list, (size_t)nvs_fixed * sizeof *vopts);
-                                            nv = nvs_fixed;
-                                        } else {
-                                            int lps = m->layers % pp ? 0 : m->layers / pp;
-                                            for (int v = 2; v <= lps && v <= 16; v++)
-                                                if (lps % v == 0)
-                                                    vopts[nv++] = v;
-                                        }
-                                    } else {
-                                        vopts[nv++] = 1;
-                                    }
-                                    for (int vi = 0; vi < nv; vi++)
-                                        for (int pi = 0; pi < nsp; pi++) {
-                                            if (sps[pi] && tp == 1)
-                                                continue;   /* a no-op without TP */
-                                            for (int ri = 0; ri < nrec; ri++)
-                                                for (int zi = 0; zi < nz; zi++) {
-                                                    if (zs[zi] > 0 && dp * cp == 1)
-                                                        continue;   /* nothing to shard over */
-                                                    for (int oi = 0; oi < ntpo; oi++) {
-                                                        if (tpos[oi] && tp == 1)
-                                                            continue;
-                                                        struct ts_layout l;
-                                                        memset(&l, 0, sizeof l);
-                                                        l.system = (uint8_t)s;
-                                                        l.nodes = sw->nodes.v[ni];
-                                                        l.global_batch = gb;
-                                                        l.tp = tp;
-                                                        l.pp = pp;
-                                                        l.cp = cp;
-                                                        l.microbatch = mb;
-                                                        l.schedule = (uint8_t)sched;
-                                                        l.virtual_stages = (uint8_t)vopts[vi];
-                                                        l.sp = (uint8_t)sps[pi];
-                                                        l.recompute = (uint8_t)recs[ri];
-                                                        l.zero = (uint8_t)zs[zi];
-                                                        l.tp_overlap = (uint8_t)tpos[oi];
-                                                        try_layout(e, &l);
-                                                    }
-                                                }
-                                        }
-                                }
-                            }
-                        }
-                    }
-                }
-            }
-        }
-    }
-    *enumerated = e->enumerated;
-    *rej_div = e->rejected_divisibility;
-    free(e);
 }
 
 /* ---------------------------------------------------------------- per-thread evaluation */
@@ -453,51 +275,179 @@ static void evaluate(const struct ts_sweep *sw, struct worker *w, const struct t
             o->meets = false;
     }
 }
+/* ---------------------------------------------------------------- candidates and their order */
 
-/* ---------------------------------------------------------------- ranking */
-
-/* Strict order of outcomes: objective, then the other metric, then layout index. */
-struct ranked {
-    double objective, other;
-    long index;                 // candidate index x n_pricing + pricing slot
-};
-
-static int cmp_ranked(const void *a, const void *b)
-{
-    const struct ranked *x = a, *y = b;
-    if (x->objective != y->objective)
-        return x->objective < y->objective ? -1 : 1;
-    if (x->other != y->other)
-        return x->other < y->other ? -1 : 1;
-    return (x->index > y->index) - (x->index < y->index);
-}
-
+/* A layout that passed screening, with its index in the enumeration. */
 struct cand {
-    long layout;                // index into the layouts array
+    long layout;                // index among the sweep's valid layouts (enumeration order)
+    struct ts_layout l;
     struct bound b;
+    bool done;                  // already simulated (set when a pass starts)
 };
+
+/* The candidate order: bound of the objective, then enumeration index (a strict order). */
+static int key_cmp(double obj_a, long ia, double obj_b, long ib)
+{
+    if (obj_a != obj_b)
+        return obj_a < obj_b ? -1 : 1;
+    return (ia > ib) - (ia < ib);
+}
 
 static int cmp_cand(const void *a, const void *b)
 {
     const struct cand *x = a, *y = b;
-    if (x->b.objective != y->b.objective)
-        return x->b.objective < y->b.objective ? -1 : 1;
-    return (x->layout > y->layout) - (x->layout < y->layout);
+    return key_cmp(x->b.objective, x->layout, y->b.objective, y->layout);
 }
 
-/* The search state shared by the branch-and-bound passes. */
+/* The N first candidates in candidate order among those a stream offers: a max-heap while
+ * the stream runs, sorted afterwards. `more` says whether some were left out, so the pass
+ * must stream again for the candidates after the last one kept. */
+struct keep {
+    struct cand *v;
+    long n, cap;
+    bool more;
+};
+
+static void keep_sift_down(struct keep *k, long i)
+{
+    for (;;) {
+        long l = 2 * i + 1, r = l + 1, m = i;
+        if (l < k->n && cmp_cand(&k->v[l], &k->v[m]) > 0)
+            m = l;
+        if (r < k->n && cmp_cand(&k->v[r], &k->v[m]) > 0)
+            m = r;
+        if (m == i)
+            return;
+        struct cand t = k->v[i];
+        k->v[i] = k->v[m];
+        k->v[m] = t;
+        i = m;
+    }
+}
+
+static void keep_push(struct keep *k, long index, const struct ts_layout *l, const struct bound *b)
+{
+    struct cand c = {index, *l, *b, false};
+    if (k->n < k->cap) {
+        long i = k->n++;
+        k->v[i] = c;
+        while (i > 0) {
+            long p = (i - 1) / 2;
+            if (cmp_cand(&k->v[p], &k->v[i]) >= 0)
+                break;
+            struct cand t = k->v[p];
+            k->v[p] = k->v[i];
+            k->v[i] = t;
+            i = p;
+        }
+        return;
+    }
+    k->more = true;
+    if (cmp_cand(&c, &k->v[0]) < 0) {
+        k->v[0] = c;
+        keep_sift_down(k, 0);
+    }
+}
+
+/* ---------------------------------------------------------------- the search state */
+
+/* Simulated candidates (resumed ones included), in the order they were simulated. */
 struct bnb {
     const struct ts_sweep *sw;
-    const struct ts_layout *layouts_base;
-    struct cand *cands;
-    long n;
-    struct ts_outcome *outcomes;   // [n * n_pricing], valid where evaluated[i]
-    uint8_t *evaluated;            // per candidate
-    uint8_t *mc_failed;            // per outcome: failed the probability deadline
+    long nd, capd;
+    long *d_layout;                // [nd] enumeration index
+    double *d_key;                 // [nd] bound of the objective (with d_layout: the order)
+    uint8_t *d_matched;            // [nd] resumed entries: found among this sweep's candidates
+    struct ts_outcome *d_out;      // [nd * n_pricing]
+    uint8_t *d_mc;                 // [nd * n_pricing] failed the probability deadline
+    long *sorted;                  // [nd] entries by enumeration index (done_sort)
+    long nsorted;
+    long mismatch;                 // first resumed entry that does not match, or -1
     long simulated;
     long batches;                  // batches simulated by this process
-    bool stopped;                  // a stop request ended a pass early
+    long finalists;                // finalist Monte Carlo runs done by this process
+    bool stopped;                  // a stop request ended the work early
 };
+
+static void done_reserve(struct bnb *s, long n)
+{
+    int np = s->sw->n_pricing;
+    if (n <= s->capd)
+        return;
+    long cap = s->capd ? s->capd : 256;
+    while (cap < n)
+        cap *= 2;
+    s->d_layout = ts_xrealloc(s->d_layout, (size_t)cap * sizeof *s->d_layout);
+    s->d_key = ts_xrealloc(s->d_key, (size_t)cap * sizeof *s->d_key);
+    s->d_matched = ts_xrealloc(s->d_matched, (size_t)cap);
+    s->d_out = ts_xrealloc(s->d_out, (size_t)cap * np * sizeof *s->d_out);
+    s->d_mc = ts_xrealloc(s->d_mc, (size_t)cap * np);
+    s->sorted = ts_xrealloc(s->sorted, (size_t)cap * sizeof *s->sorted);
+    s->capd = cap;
+}
+
+static void bnb_free(struct bnb *s)
+{
+    free(s->d_layout);
+    free(s->d_key);
+    free(s->d_matched);
+    free(s->d_out);
+    free(s->d_mc);
+    free(s->sorted);
+}
+
+static const struct bnb *sort_ctx;
+
+static int cmp_by_layout(const void *a, const void *b)
+{
+    long x = sort_ctx->d_layout[*(const long *)a], y = sort_ctx->d_layout[*(const long *)b];
+    return (x > y) - (x < y);
+}
+
+static int cmp_by_key(const void *a, const void *b)
+{
+    long i = *(const long *)a, j = *(const long *)b;
+    return key_cmp(sort_ctx->d_key[i], sort_ctx->d_layout[i], sort_ctx->d_key[j],
+                   sort_ctx->d_layout[j]);
+}
+
+/* Sort the entries by enumeration index, for done_find. Single-threaded callers only. */
+static void done_sort(struct bnb *s)
+{
+    for (long i = 0; i < s->nd; i++)
+        s->sorted[i] = i;
+    sort_ctx = s;
+    qsort(s->sorted, (size_t)s->nd, sizeof *s->sorted, cmp_by_layout);
+    s->nsorted = s->nd;
+}
+
+/* The entry simulated for enumeration index `layout` (as of the last done_sort), or -1. */
+static long done_find(const struct bnb *s, long layout)
+{
+    long lo = 0, hi = s->nsorted;
+    while (lo < hi) {
+        long mid = lo + (hi - lo) / 2;
+        long v = s->d_layout[s->sorted[mid]];
+        if (v == layout)
+            return s->sorted[mid];
+        if (v < layout)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return -1;
+}
+
+/* The entries in candidate order (a fresh array the caller frees). */
+static long *done_by_key(const struct bnb *s)
+{
+    long *perm = ts_xmalloc((size_t)(s->nd ? s->nd : 1) * sizeof *perm);
+    for (long i = 0; i < s->nd; i++)
+        perm[i] = i;
+    sort_ctx = s;
+    qsort(perm, (size_t)s->nd, sizeof *perm, cmp_by_key);
+    return perm;
+}
 
 /* Whether the caller asked the sweep to stop (polled between batches). */
 static bool stop_requested(const struct bnb *s, const struct ts_sweep_options *opt)
@@ -506,36 +456,31 @@ static bool stop_requested(const struct bnb *s, const struct ts_sweep_options *o
            (opt->stop_after_batches > 0 && s->batches >= opt->stop_after_batches);
 }
 
-/* Current k-th best objective among meeting outcomes (INFINITY if fewer than k), and the
- * Pareto front (cost, time) of meeting outcomes. */
+/* Current k-th best objective among meeting outcomes (INFINITY if fewer than k). */
 static double kth_best(const struct bnb *s, int k)
 {
     int np = s->sw->n_pricing;
     double *best = ts_xmalloc((size_t)k * sizeof *best);
     int have = 0;
-    for (long i = 0; i < s->n; i++) {
-        if (!s->evaluated[i])
+    for (long i = 0; i < s->nd * np; i++) {
+        const struct ts_outcome *o = &s->d_out[i];
+        if (!o->meets || s->d_mc[i])
             continue;
-        for (int p = 0; p < np; p++) {
-            const struct ts_outcome *o = &s->outcomes[i * np + p];
-            if (!o->meets || s->mc_failed[i * np + p])
-                continue;
-            double v = o->objective;
-            if (have < k) {
-                int j = have++;
-                while (j > 0 && best[j - 1] > v) {
-                    best[j] = best[j - 1];
-                    j--;
-                }
-                best[j] = v;
-            } else if (v < best[k - 1]) {
-                int j = k - 1;
-                while (j > 0 && best[j - 1] > v) {
-                    best[j] = best[j - 1];
-                    j--;
-                }
-                best[j] = v;
+        double v = o->objective;
+        if (have < k) {
+            int j = have++;
+            while (j > 0 && best[j - 1] > v) {
+                best[j] = best[j - 1];
+                j--;
             }
+            best[j] = v;
+        } else if (v < best[k - 1]) {
+            int j = k - 1;
+            while (j > 0 && best[j - 1] > v) {
+                best[j] = best[j - 1];
+                j--;
+            }
+            best[j] = v;
         }
     }
     double r = have < k ? HUGE_VAL : best[k - 1];
@@ -547,51 +492,49 @@ struct point {
     double cost, time;
 };
 
+/* The cost/time Pareto front of the meeting outcomes. */
 static int front_points(const struct bnb *s, struct point **out)
 {
     int np = s->sw->n_pricing, n = 0, cap = 64;
     struct point *pts = ts_xmalloc((size_t)cap * sizeof *pts);
-    for (long i = 0; i < s->n; i++) {
-        if (!s->evaluated[i])
+    for (long i = 0; i < s->nd * np; i++) {
+        const struct ts_outcome *o = &s->d_out[i];
+        if (!o->meets || s->d_mc[i])
             continue;
-        for (int p = 0; p < np; p++) {
-            const struct ts_outcome *o = &s->outcomes[i * np + p];
-            if (!o->meets || s->mc_failed[i * np + p])
-                continue;
-            bool dominated = false;
-            for (int j = 0; j < n && !dominated; j++)
-                dominated = pts[j].cost <= o->cost_usd && pts[j].time <= o->time_s;
-            if (dominated)
-                continue;
-            int w = 0;
-            for (int j = 0; j < n; j++)
-                if (!(o->cost_usd <= pts[j].cost && o->time_s <= pts[j].time))
-                    pts[w++] = pts[j];
-            n = w;
-            if (n == cap) {
-                cap *= 2;
-                pts = ts_xrealloc(pts, (size_t)cap * sizeof *pts);
-            }
-            pts[n].cost = o->cost_usd;
-            pts[n].time = o->time_s;
-            n++;
+        bool dominated = false;
+        for (int j = 0; j < n && !dominated; j++)
+            dominated = pts[j].cost <= o->cost_usd && pts[j].time <= o->time_s;
+        if (dominated)
+            continue;
+        int w = 0;
+        for (int j = 0; j < n; j++)
+            if (!(o->cost_usd <= pts[j].cost && o->time_s <= pts[j].time))
+                pts[w++] = pts[j];
+        n = w;
+        if (n == cap) {
+            cap *= 2;
+            pts = ts_xrealloc(pts, (size_t)cap * sizeof *pts);
         }
+        pts[n].cost = o->cost_usd;
+        pts[n].time = o->time_s;
+        n++;
     }
     *out = pts;
     return n;
 }
 
 /* Whether a candidate's bound is strictly beaten by the top-k and strictly dominated on the
- * cost/time plane: then its exact outcomes can join neither. */
-static bool prunable(const struct bnb *s, const struct cand *c, double kth, const struct point *front,
+ * cost/time plane: then its exact outcomes can join neither. Within a pass the top-k and the
+ * front only improve, so a candidate prunable once stays prunable for the rest of the pass. */
+static bool prunable(const struct bnb *s, const struct bound *b, double kth, const struct point *front,
                      int nf)
 {
-    if (!(c->b.objective > kth))
+    if (!(b->objective > kth))
         return false;
     if (!s->sw->has_cost)
         return true;    /* no cost: no cost/time front */
     for (int j = 0; j < nf; j++)
-        if (front[j].cost < c->b.cost_usd && front[j].time < c->b.time_s)
+        if (front[j].cost < b->cost_usd && front[j].time < b->time_s)
             return true;
     return false;
 }
@@ -614,65 +557,456 @@ static void progress(const struct ts_sweep_options *opt, const char *what, long 
         fputc('\n', stderr);
     fflush(stderr);
 }
+/* ---------------------------------------------------------------- streamed enumeration */
 
-/* One branch-and-bound pass over the candidates in bound order; returns how many were newly
- * evaluated. */
-static long bnb_pass(struct bnb *s, struct worker *workers, int nthreads, const struct ts_sweep_options *opt,
-                     double t0)
+/* Layouts are generated in a fixed order (the loops below), then validated and screened in
+ * chunks of STREAM_CHUNK in parallel; each valid layout then goes, in enumeration order, to
+ * a sink that keeps only what the search needs (counters, the candidates of this pass, CSV
+ * rows). Nothing grows with the number of layouts, and the index of a valid layout in this
+ * order is the same on every stream: partial files name candidates by it. */
+#define STREAM_CHUNK 8192
+
+struct stream;
+typedef void (*stream_sink)(struct stream *st, long index, const struct ts_layout *l,
+                            const struct bound *b);
+
+struct stream {
+    const struct ts_sweep *sw;
+    const struct ts_sweep_options *opt;
+    struct worker *workers;
+    int nthreads;
+    bool count_only;            // only count the layouts the loops generate
+    bool stoppable;             // honour opt->stop (the CSV stream finishes regardless)
+    uint64_t count;             // count_only: layouts the loops generate
+    stream_sink sink;
+    void *ctx;
+    long enumerated, rejected_divisibility, rejected_tasks;
+    long next_index;            // enumeration index of the next valid layout
+    struct ts_layout buf[STREAM_CHUNK];
+    uint8_t valid[STREAM_CHUNK]; // 0 valid, 1 refused by the job validator, 2 too many tasks
+    struct bound bnd[STREAM_CHUNK];
+    int n;
+    long flushes;
+    bool stopped;
+    double t0;
+    long total;                 // for the progress bar (0: none)
+};
+
+static struct stream *stream_new(const struct ts_sweep *sw, const struct ts_sweep_options *opt,
+                                 struct worker *workers, int nthreads, stream_sink sink, void *ctx)
+{
+    struct stream *st = ts_xcalloc(1, sizeof *st);
+    st->sw = sw;
+    st->opt = opt;
+    st->workers = workers;
+    st->nthreads = nthreads;
+    st->sink = sink;
+    st->ctx = ctx;
+    st->stoppable = true;
+    return st;
+}
+
+static bool stream_stop_raised(const struct stream *st)
+{
+    return st->stoppable && st->opt->stop && *st->opt->stop;
+}
+
+/* Validate and screen the chunk in parallel, then hand the valid layouts to the sink in
+ * enumeration order. */
+static void stream_flush(struct stream *st)
+{
+    int n = st->n;
+#pragma omp parallel for schedule(dynamic, 32) num_threads(st->nthreads)
+    for (int i = 0; i < n; i++) {
+        struct worker *w = &st->workers[omp_get_thread_num()];
+        job_patch(st->sw, &st->buf[i], TS_PRICING_ON_DEMAND, &w->job, &w->current_system);
+        struct ts_err err;
+        st->valid[i] = 0;
+        if (ts_job_validate(&w->job, "sweep", &err) != TS_OK)
+            st->valid[i] = ts_step_check_size(&w->job, "sweep", &err) != TS_OK ? 2 : 1;
+        else
+            screen(st->sw, w, &st->buf[i], &st->bnd[i]);
+    }
+    for (int i = 0; i < n; i++) {
+        if (st->valid[i] == 1)
+            st->rejected_divisibility++;
+        else if (st->valid[i] == 2)
+            st->rejected_tasks++;
+        else
+            st->sink(st, st->next_index++, &st->buf[i], &st->bnd[i]);
+    }
+    st->n = 0;
+    if (stream_stop_raised(st))
+        st->stopped = true;
+    if (st->total > 0 && (++st->flushes & 15) == 0)
+        progress(st->opt, "screen", st->enumerated, st->total, st->t0);
+}
+
+static void stream_emit(struct stream *st, const struct ts_layout *l)
+{
+    if (st->stopped)
+        return;
+    st->enumerated++;
+    st->buf[st->n] = *l;
+    if (++st->n == STREAM_CHUNK)
+        stream_flush(st);
+}
+
+/* Values of a dimension: the explicit list, or the auto list. */
+static int dim_values(const struct ts_int_list *l, const int *autos, int n_auto, int *out)
+{
+    if (!l->is_auto) {
+        memcpy(out, l->v, (size_t)l->n * sizeof *out);
+        return l->n;
+    }
+    memcpy(out, autos, (size_t)n_auto * sizeof *out);
+    return n_auto;
+}
+
+static int divisors(int x, int max, int *out, int cap)
+{
+    int n = 0;
+    for (int d = 1; d <= x && d <= max && n < cap; d++)
+        if (x % d == 0)
+            out[n++] = d;
+    return n;
+}
+
+/* Generate every layout of the sweep in enumeration order (or, with count_only, count them
+ * without generating the innermost ones). */
+static void stream_run(struct stream *st)
+{
+    const struct ts_sweep *sw = st->sw;
+    const struct ts_model *m = &sw->model;
+
+    int tps[TS_SWEEP_LIST_MAX], pps[TS_SWEEP_LIST_MAX], cps[TS_SWEEP_LIST_MAX], mbs[TS_SWEEP_LIST_MAX];
+    int zs[TS_SWEEP_LIST_MAX], scheds[TS_SWEEP_LIST_MAX], sps[TS_SWEEP_LIST_MAX], recs[TS_SWEEP_LIST_MAX];
+    int tpos[TS_SWEEP_LIST_MAX], vs_list[TS_SWEEP_LIST_MAX];
+    int auto_tp[TS_SWEEP_LIST_MAX], auto_pp[TS_SWEEP_LIST_MAX];
+    int n_auto_tp = divisors(m->heads, 64, auto_tp, TS_SWEEP_LIST_MAX);
+    int n_auto_pp = divisors(m->layers, 128, auto_pp, TS_SWEEP_LIST_MAX);
+    static const int auto_cp[] = {1, 2, 4, 8, 16};
+    static const int auto_mb[] = {1, 2, 4, 8, 16};
+    static const int auto_zero[] = {0, 1, 2, 3};
+    static const int auto_sched[] = {TS_SCHED_1F1B, TS_SCHED_INTERLEAVED};
+    static const int auto_bool[] = {0, 1};
+    static const int auto_rec[] = {TS_RECOMPUTE_NONE, TS_RECOMPUTE_SELECTIVE, TS_RECOMPUTE_FULL};
+    int ntp = dim_values(&sw->tp, auto_tp, n_auto_tp, tps);
+    int npp = dim_values(&sw->pp, auto_pp, n_auto_pp, pps);
+    int ncp = dim_values(&sw->cp, auto_cp, 5, cps);
+    int nmb = dim_values(&sw->microbatch, auto_mb, 5, mbs);
+    int nz = dim_values(&sw->zero, auto_zero, 4, zs);
+    int nsched = dim_values(&sw->schedule, auto_sched, 2, scheds);
+    int nsp = dim_values(&sw->sequence_parallel, auto_bool, 2, sps);
+    int nrec = dim_values(&sw->recompute, auto_rec, 3, recs);
+    /* TP communication overlap is a framework capability, not a layout choice: "auto" keeps
+     * the job default (off); list [false, true] to search it. */
+    static const int auto_off[] = {0};
+    int ntpo = dim_values(&sw->tp_comm_overlap, auto_off, 1, tpos);
+    int nvs_fixed = sw->virtual_stages.is_auto ? 0 : sw->virtual_stages.n;
+    if (nvs_fixed)
+        memcpy(vs_list, sw->virtual_stages.v, (size_t)nvs_fixed * sizeof *vs_list);
+
+    for (int s = 0; s < sw->n_systems; s++) {
+        int gpn = sw->systems[s].gpus_per_node;
+        for (int ni = 0; ni < sw->nodes.n; ni++) {
+            int gpus = sw->nodes.v[ni] * gpn;
+            for (int bi = 0; bi < sw->global_batch.n; bi++) {
+                if (st->stopped)
+                    return;
+                int gb = sw->global_batch.v[bi];
+                for (int a = 0; a < ntp; a++) {
+                    int tp = tps[a];
+                    if (tp > gpus || gpus % tp)
+                        continue;
+                    for (int c = 0; c < ncp; c++) {
+                        int cp = cps[c];
+                        if ((long)tp * cp > gpus || gpus % (tp * cp))
+                            continue;
+                        for (int b = 0; b < npp; b++) {
+                            int pp = pps[b];
+                            long model_ranks = (long)tp * cp * pp;
+                            if (model_ranks > gpus || gpus % model_ranks)
+                                continue;
+                            int dp = (int)(gpus / model_ranks);
+                            for (int d = 0; d < nmb; d++) {
+                                int mb = mbs[d];
+                                if (gb % ((long)dp * mb))
+                                    continue;
+                                for (int si = 0; si < nsched; si++) {
+                                    int sched = scheds[si];
+                                    int vopts[TS_SWEEP_LIST_MAX], nv = 0;
+                                    if (sched == TS_SCHED_INTERLEAVED) {
+                                        if (pp < 2)
+                                            continue;
+                                        if (nvs_fixed) {
+                                            memcpy(vopts, vs_list, (size_t)nvs_fixed * sizeof *vopts);
+                                            nv = nvs_fixed;
+                                        } else {
+                                            int lps = m->layers % pp ? 0 : m->layers / pp;
+                                            for (int v = 2; v <= lps && v <= 16; v++)
+                                                if (lps % v == 0)
+                                                    vopts[nv++] = v;
+                                        }
+                                    } else {
+                                        vopts[nv++] = 1;
+                                    }
+                                    if (st->count_only) {
+                                        /* The same skips as the loops below, counted. */
+                                        uint64_t nsp_ok = 0, nz_ok = 0, ntpo_ok = 0;
+                                        for (int pi = 0; pi < nsp; pi++)
+                                            nsp_ok += !(sps[pi] && tp == 1);
+                                        for (int zi = 0; zi < nz; zi++)
+                                            nz_ok += !(zs[zi] > 0 && dp * cp == 1);
+                                        for (int oi = 0; oi < ntpo; oi++)
+                                            ntpo_ok += !(tpos[oi] && tp == 1);
+                                        st->count += (uint64_t)nv * nsp_ok * (uint64_t)nrec * nz_ok * ntpo_ok;
+                                        continue;
+                                    }
+                                    for (int vi = 0; vi < nv; vi++)
+                                        for (int pi = 0; pi < nsp; pi++) {
+                                            if (sps[pi] && tp == 1)
+                                                continue;   /* a no-op without TP */
+                                            for (int ri = 0; ri < nrec; ri++)
+                                                for (int zi = 0; zi < nz; zi++) {
+                                                    if (zs[zi] > 0 && dp * cp == 1)
+                                                        continue;   /* nothing to shard over */
+                                                    for (int oi = 0; oi < ntpo; oi++) {
+                                                        if (tpos[oi] && tp == 1)
+                                                            continue;
+                                                        struct ts_layout l;
+                                                        memset(&l, 0, sizeof l);
+                                                        l.system = (uint8_t)s;
+                                                        l.nodes = sw->nodes.v[ni];
+                                                        l.global_batch = gb;
+                                                        l.tp = tp;
+                                                        l.pp = pp;
+                                                        l.cp = cp;
+                                                        l.microbatch = mb;
+                                                        l.schedule = (uint8_t)sched;
+                                                        l.virtual_stages = (uint8_t)vopts[vi];
+                                                        l.sp = (uint8_t)sps[pi];
+                                                        l.recompute = (uint8_t)recs[ri];
+                                                        l.zero = (uint8_t)zs[zi];
+                                                        l.tp_overlap = (uint8_t)tpos[oi];
+                                                        stream_emit(st, &l);
+                                                    }
+                                                }
+                                        }
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+    if (!st->count_only && !st->stopped && st->n > 0)
+        stream_flush(st);
+}
+
+uint64_t ts_sweep_count(const struct ts_sweep *sw)
+{
+    struct ts_sweep_options opt;
+    memset(&opt, 0, sizeof opt);
+    struct stream *st = stream_new(sw, &opt, NULL, 1, NULL, NULL);
+    st->count_only = true;
+    stream_run(st);
+    uint64_t n = st->count;
+    free(st);
+    return n;
+}
+
+/* ---------------------------------------------------------------- sinks */
+
+/* First stream: the counts by reason, the closest miss, resumed entries matched to their
+ * candidates, and the first N candidates. */
+struct scan {
+    struct ts_sweep_result *out;
+    struct bnb *s;
+    struct keep *keep;
+    bool has_miss;
+    struct ts_layout miss;
+    double miss_tokens_per_s;
+};
+
+static void scan_sink(struct stream *st, long index, const struct ts_layout *l, const struct bound *b)
+{
+    struct scan *sc = st->ctx;
+    const struct ts_sweep *sw = st->sw;
+    struct ts_sweep_result *out = sc->out;
+    int offered = n_offered(sw, l);
+    out->evaluated += offered;
+    long d = done_find(sc->s, index);
+    if (d >= 0) {
+        if (b->reject || memcmp(&sc->s->d_out[d * sw->n_pricing].layout, l, sizeof *l) != 0) {
+            if (sc->s->mismatch < 0)
+                sc->s->mismatch = d;
+        } else {
+            sc->s->d_key[d] = b->objective;
+            sc->s->d_matched[d] = 1;
+        }
+    }
+    if (b->reject) {
+        out->rejected[b->reject] += offered;
+        if (b->reject == TS_REJECT_CONSTRAINT &&
+            (!sc->has_miss || b->tokens_per_s > sc->miss_tokens_per_s)) {
+            sc->has_miss = true;
+            sc->miss = *l;
+            sc->miss_tokens_per_s = b->tokens_per_s;
+        }
+        return;
+    }
+    out->candidates++;
+    out->feasible += offered;
+    keep_push(sc->keep, index, l, b);
+}
+
+/* Later streams: the next N candidates after `last` that are neither simulated nor prunable
+ * at the state the pass is in. */
+struct next {
+    struct bnb *s;
+    struct keep *keep;
+    bool from_start;
+    double last_obj;
+    long last_index;
+    bool exhaustive;
+    double kth;
+    const struct point *front;
+    int nf;
+};
+
+static void next_sink(struct stream *st, long index, const struct ts_layout *l, const struct bound *b)
+{
+    struct next *nx = st->ctx;
+    if (b->reject)
+        return;
+    if (!nx->from_start && key_cmp(b->objective, index, nx->last_obj, nx->last_index) <= 0)
+        return;
+    if (done_find(nx->s, index) >= 0)
+        return;
+    if (!nx->exhaustive && prunable(nx->s, b, nx->kth, nx->front, nx->nf))
+        return;
+    keep_push(nx->keep, index, l, b);
+}
+
+/* Refill `keep` with the candidates after `last` (or from the start); returns false when a
+ * stop request interrupted the stream. */
+static bool keep_refill(struct bnb *s, struct keep *keep, const struct cand *last, bool exhaustive,
+                        double kth, const struct point *front, int nf, struct worker *workers,
+                        int nthreads, const struct ts_sweep_options *opt)
+{
+    struct next nx = {s, keep, last == NULL, last ? last->b.objective : 0.0, last ? last->layout : -1,
+                      exhaustive, kth, front, nf};
+    keep->n = 0;
+    keep->more = false;
+    done_sort(s);
+    struct stream *st = stream_new(s->sw, opt, workers, nthreads, next_sink, &nx);
+    stream_run(st);
+    bool ok = !st->stopped;
+    free(st);
+    qsort(keep->v, (size_t)keep->n, sizeof *keep->v, cmp_cand);
+    return ok;
+}
+
+/* ---------------------------------------------------------------- branch and bound */
+
+/* One branch-and-bound pass over the candidates in candidate order, from the kept set
+ * `keep` (streaming again for the next ones when it runs out and some were left out). */
+static void bnb_pass(struct bnb *s, struct keep *keep, struct worker *workers, int nthreads,
+                     const struct ts_sweep_options *opt, long candidates, double t0)
 {
     const struct ts_sweep *sw = s->sw;
     int np = sw->n_pricing, batch = opt->batch > 0 ? opt->batch : 256;
-    long *todo = ts_xmalloc((size_t)batch * sizeof *todo);
-    long newly = 0;
-    for (long start = 0; start < s->n;) {
+    struct cand *todo = ts_xmalloc((size_t)batch * sizeof *todo);
+    struct ts_outcome *tmp = ts_xmalloc((size_t)batch * np * sizeof *tmp);
+    done_sort(s);
+    for (long i = 0; i < keep->n; i++)
+        keep->v[i].done = done_find(s, keep->v[i].layout) >= 0;
+    long pos = 0;
+    for (;;) {
         /* A batch boundary: stopping here leaves a state that a resumed run continues
-         * exactly (what was skipped before `start` stays skipped: the bounds only tighten
-         * within a pass). */
+         * exactly (what was skipped before stays skipped: the bounds only tighten within a
+         * pass). */
         if (stop_requested(s, opt)) {
             s->stopped = true;
             break;
         }
         double kth = opt->exhaustive ? HUGE_VAL : kth_best(s, sw->top);
-        struct point *front;
+        struct point *front = NULL;
         int nf = opt->exhaustive ? 0 : front_points(s, &front);
-        if (opt->exhaustive)
-            front = NULL;
         int nt = 0;
-        long i = start;
-        for (; i < s->n && nt < batch; i++) {
-            if (s->evaluated[i])
+        bool interrupted = false;
+        while (nt < batch) {
+            if (pos == keep->n) {
+                if (!keep->more)
+                    break;
+                struct cand last = keep->v[keep->n - 1];
+                if (!keep_refill(s, keep, &last, opt->exhaustive, kth, front, nf, workers,
+                                 nthreads, opt)) {
+                    interrupted = true;
+                    break;
+                }
+                pos = 0;
                 continue;
-            if (!opt->exhaustive && prunable(s, &s->cands[i], kth, front, nf))
+            }
+            const struct cand *c = &keep->v[pos++];
+            if (c->done)
                 continue;
-            todo[nt++] = i;
+            if (!opt->exhaustive && prunable(s, &c->b, kth, front, nf))
+                continue;
+            todo[nt++] = *c;
         }
         free(front);
-        start = i;
+        if (interrupted) {
+            s->stopped = true;
+            break;
+        }
         if (nt == 0)
-            continue;
+            break;
+        /* A stop request inside the batch drops the batch (its work is not recorded, so the
+         * state stays at the last batch boundary). */
+        bool dropped = false;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nthreads)
         for (int t = 0; t < nt; t++) {
-            struct worker *w = &workers[omp_get_thread_num()];
-            long c = todo[t];
-            evaluate(sw, w, &s->layouts_base[s->cands[c].layout], &s->outcomes[c * np]);
+            if (opt->stop && *opt->stop) {
+#pragma omp atomic write
+                dropped = true;
+                continue;
+            }
+            evaluate(sw, &workers[omp_get_thread_num()], &todo[t].l, &tmp[(size_t)t * np]);
         }
-        for (int t = 0; t < nt; t++)
-            s->evaluated[todo[t]] = 1;
+        if (dropped) {
+            s->stopped = true;
+            break;
+        }
+        done_reserve(s, s->nd + nt);
+        for (int t = 0; t < nt; t++) {
+            long d = s->nd++;
+            s->d_layout[d] = todo[t].layout;
+            s->d_key[d] = todo[t].b.objective;
+            s->d_matched[d] = 1;
+            memcpy(&s->d_out[d * np], &tmp[(size_t)t * np], (size_t)np * sizeof *tmp);
+            memset(&s->d_mc[d * np], 0, (size_t)np);
+        }
         s->simulated += nt;
         s->batches++;
-        newly += nt;
-        progress(opt, "simulate", start, s->n, t0);
+        progress(opt, "simulate", s->simulated < candidates ? s->simulated : candidates - 1,
+                 candidates, t0);
     }
+    if (!s->stopped)
+        progress(opt, "simulate", candidates, candidates, t0);
+    free(tmp);
     free(todo);
-    return newly;
 }
-
 /* ---------------------------------------------------------------- finalists */
 
-/* Monte Carlo run and bill of one outcome's job. */
+/* Monte Carlo run and bill of one outcome's job. A stop request (*stop, polled by the run
+ * simulation between replications) ends it early with *interrupted set and *o unchanged. */
 static int finalize(const struct ts_sweep *sw, struct worker *w, struct ts_outcome *o,
                     struct ts_job *job_out, struct ts_iteration *it_out, struct ts_run_result *run_out,
-                    struct ts_cost_result *cost_out, struct ts_err *err)
+                    struct ts_cost_result *cost_out, volatile sig_atomic_t *stop,
+                    bool *interrupted, struct ts_err *err)
 {
     struct ts_job *job = ts_xmalloc(sizeof *job);
     ts_sweep_layout_job(sw, &o->layout, (enum ts_pricing)o->pricing, job);
@@ -686,7 +1020,10 @@ static int finalize(const struct ts_sweep *sw, struct worker *w, struct ts_outco
     int reps = in.rel.replications > 0 ? in.rel.replications : 1;
     double *samples = ts_xmalloc((size_t)reps * sizeof *samples);
     struct ts_run_result run;
+    in.stop = stop;
     int rc = ts_run_simulate(&in, &run, samples, NULL, err);
+    if (rc != TS_OK && run.interrupted && interrupted)
+        *interrupted = true;
     if (rc == TS_OK) {
         o->monte_carlo = true;
         o->mc_time_mean_s = run.mean_s;
@@ -722,7 +1059,6 @@ static double mc_objective(const struct ts_sweep *sw, const struct ts_outcome *o
 {
     return sw->objective == TS_OBJECTIVE_COST ? o->mc_cost_mean_usd : o->mc_time_mean_s;
 }
-
 /* ---------------------------------------------------------------- CSV */
 
 /* "%.6g", or an empty field (CSV's missing value) when v is not finite: never "inf". */
@@ -735,10 +1071,52 @@ static const char *csv_number(double v, char *buf, size_t n)
     return buf;
 }
 
-/* Returns TS_OK, or TS_ERR_RUNTIME when the file cannot be written (err says why). */
-static int csv_write(const struct ts_sweep *sw, const char *path, const struct ts_layout *layouts,
-                     long n_layouts, const struct bound *bounds, const struct bnb *s,
-                     const long *cand_of_layout, struct ts_err *err)
+struct csvw {
+    struct bnb *s;
+    struct ts_buf *b;
+};
+
+/* One row per screened layout (and pricing, once simulated), in enumeration order. */
+static void csv_sink(struct stream *st, long index, const struct ts_layout *l, const struct bound *bd)
+{
+    struct csvw *cw = st->ctx;
+    const struct ts_sweep *sw = st->sw;
+    struct ts_buf *b = cw->b;
+    int np = sw->n_pricing;
+    const struct ts_system *sys = &sw->systems[l->system];
+    int gpus = l->nodes * sys->gpus_per_node;
+    long d = bd->reject ? -1 : done_find(cw->s, index);
+    bool sim = d >= 0;
+    const char *status = sim ? "simulated" : bd->reject ? ts_reject_names[bd->reject]
+                                                         : ts_reject_names[TS_REJECT_PRUNED];
+    for (int p = 0; p < (sim ? np : 1); p++) {
+        if (sim && !sw->offered[l->system][sw->pricing[p]])
+            continue;
+        char f1[32], f2[32], f3[32], f4[32];    /* non-finite values: empty fields */
+        ts_buf_printf(b, "%s,%d,%d,%d,%d,%d,%d,%d,%d,%s,%d,%d,%s,%d,%d,%s,%.3f,%s,%s,",
+                      sys->name, l->nodes, gpus, l->global_batch, l->tp, l->pp,
+                      gpus / (l->tp * l->cp * l->pp), l->cp, l->microbatch,
+                      ts_schedule_names[l->schedule], l->virtual_stages, l->sp,
+                      ts_recompute_names[l->recompute], l->zero, l->tp_overlap, status,
+                      bd->memory_bytes / 1073741824.0, csv_number(bd->time_s, f1, sizeof f1),
+                      csv_number(bd->cost_usd, f2, sizeof f2));
+        if (sim) {
+            const struct ts_outcome *o = &cw->s->d_out[d * np + p];
+            double iterations = ceil(sw->tokens / ((double)l->global_batch * sw->model.seq_len));
+            ts_buf_printf(b, "%s,%.6g,%.6g,%.4f,%.6g,%s,%s,%s\n", ts_pricing_names[o->pricing],
+                          o->iteration_s, o->tokens_per_s, o->mfu, iterations * o->iteration_s,
+                          csv_number(o->time_s, f3, sizeof f3), csv_number(o->cost_usd, f4, sizeof f4),
+                          o->meets ? "true" : "false");
+        } else {
+            ts_buf_printf(b, ",,,,,,,\n");
+        }
+    }
+}
+
+/* Returns TS_OK, or TS_ERR_RUNTIME when the file cannot be written (err says why). The
+ * layouts are streamed once more (the screening is deterministic) rather than kept. */
+static int csv_write(struct bnb *s, const char *path, struct worker *workers, int nthreads,
+                     const struct ts_sweep_options *opt, struct ts_err *err)
 {
     struct ts_buf b;
     ts_buf_init(&b);
@@ -746,41 +1124,12 @@ static int csv_write(const struct ts_sweep *sw, const char *path, const struct t
                   "sequence_parallel,recompute,zero,tp_comm_overlap,status,memory_gib,bound_time_s,"
                   "bound_cost_usd,pricing,iteration_s,tokens_per_s,mfu,time_to_train_s,"
                   "estimated_time_to_train_s,cost_usd,meets\n");
-    int np = sw->n_pricing;
-    for (long i = 0; i < n_layouts; i++) {
-        const struct ts_layout *l = &layouts[i];
-        const struct ts_system *sys = &sw->systems[l->system];
-        int gpus = l->nodes * sys->gpus_per_node;
-        const struct bound *bd = &bounds[i];
-        long c = cand_of_layout[i];
-        bool sim = c >= 0 && s->evaluated[c];
-        const char *status = sim ? "simulated" : bd->reject ? ts_reject_names[bd->reject]
-                                                             : ts_reject_names[TS_REJECT_PRUNED];
-        for (int p = 0; p < (sim ? np : 1); p++) {
-            if (sim && !sw->offered[l->system][sw->pricing[p]])
-                continue;
-            char f1[32], f2[32], f3[32], f4[32];    /* non-finite values: empty fields */
-            ts_buf_printf(&b, "%s,%d,%d,%d,%d,%d,%d,%d,%d,%s,%d,%d,%s,%d,%d,%s,%.3f,%s,%s,",
-                          sys->name, l->nodes, gpus, l->global_batch, l->tp, l->pp,
-                          gpus / (l->tp * l->cp * l->pp), l->cp, l->microbatch,
-                          ts_schedule_names[l->schedule], l->virtual_stages, l->sp,
-                          ts_recompute_names[l->recompute], l->zero, l->tp_overlap, status,
-                          bd->memory_bytes / 1073741824.0,
-                          csv_number(bd->time_s, f1, sizeof f1),
-                          csv_number(bd->cost_usd, f2, sizeof f2));
-            if (sim) {
-                const struct ts_outcome *o = &s->outcomes[c * np + p];
-                double iterations = ceil(sw->tokens / ((double)l->global_batch * sw->model.seq_len));
-                ts_buf_printf(&b, "%s,%.6g,%.6g,%.4f,%.6g,%s,%s,%s\n", ts_pricing_names[o->pricing],
-                              o->iteration_s, o->tokens_per_s, o->mfu, iterations * o->iteration_s,
-                              csv_number(o->time_s, f3, sizeof f3),
-                              csv_number(o->cost_usd, f4, sizeof f4),
-                              o->meets ? "true" : "false");
-            } else {
-                ts_buf_printf(&b, ",,,,,,,\n");
-            }
-        }
-    }
+    struct csvw cw = {s, &b};
+    done_sort(s);
+    struct stream *st = stream_new(s->sw, opt, workers, nthreads, csv_sink, &cw);
+    st->stoppable = false;
+    stream_run(st);
+    free(st);
     int rc = ts_file_write_atomic(path, b.data, b.len, err);
     ts_buf_free(&b);
     return rc;
@@ -788,166 +1137,242 @@ static int csv_write(const struct ts_sweep *sw, const char *path, const struct t
 
 /* ---------------------------------------------------------------- interruption */
 
-/* The finished work of the search state, for a partial file. */
+/* The finished work of the search state, for a partial file: the simulated candidates in
+ * the order they were simulated (resumed ones first). */
 static void save_progress(const struct bnb *s, struct ts_sweep_result *out)
 {
     int np = s->sw->n_pricing;
     struct ts_sweep_progress *p = &out->progress;
-    long n = 0;
-    for (long c = 0; c < s->n; c++)
-        n += s->evaluated[c];
+    long n = s->nd;
     p->n = n;
     p->layout = ts_xmalloc((size_t)(n ? n : 1) * sizeof *p->layout);
     p->outcomes = ts_xmalloc((size_t)(n ? n : 1) * np * sizeof *p->outcomes);
     p->mc_failed = ts_xmalloc((size_t)(n ? n : 1) * np);
     p->rejected_deadline_p = out->rejected[TS_REJECT_DEADLINE_P];
-    long j = 0;
-    for (long c = 0; c < s->n; c++) {
-        if (!s->evaluated[c])
-            continue;
-        p->layout[j] = s->cands[c].layout;
-        memcpy(&p->outcomes[j * np], &s->outcomes[c * np], (size_t)np * sizeof *p->outcomes);
-        memcpy(&p->mc_failed[j * np], &s->mc_failed[c * np], (size_t)np);
-        j++;
+    if (n) {
+        memcpy(p->layout, s->d_layout, (size_t)n * sizeof *p->layout);
+        memcpy(p->outcomes, s->d_out, (size_t)n * np * sizeof *p->outcomes);
+        memcpy(p->mc_failed, s->d_mc, (size_t)n * np);
     }
     out->interrupted = true;
 }
 
-/* Load an interrupted run's work into the search state; TS_ERR_INPUT when it does not belong
- * to these layouts (another trainsim version or other catalogue files). */
-static int resume_progress(struct bnb *s, const struct ts_sweep_progress *p, long n_layouts,
-                           const long *cand_of_layout, struct ts_sweep_result *out,
-                           struct ts_err *err)
+/* Load an interrupted run's work into the search state. The entries are matched to this
+ * sweep's candidates during the first stream (scan_sink); here: pricing and duplicates. */
+static int resume_progress(struct bnb *s, const struct ts_sweep_progress *p,
+                           struct ts_sweep_result *out, struct ts_err *err)
 {
     int np = s->sw->n_pricing;
+    done_reserve(s, p->n);
     for (long j = 0; j < p->n; j++) {
-        long li = p->layout[j];
-        long c = li >= 0 && li < n_layouts ? cand_of_layout[li] : -1;
         const struct ts_outcome *o = &p->outcomes[j * np];
-        if (c < 0 || s->evaluated[c] ||
-            memcmp(&o->layout, &s->layouts_base[li], sizeof o->layout) != 0)
-            return ts_err_set(err, TS_ERR_INPUT,
-                              "the partial results do not match this sweep's layouts (entry %ld, "
-                              "layout %ld): they come from another trainsim version or other "
-                              "catalogue files; run the sweep again without --resume", j, li);
         for (int q = 0; q < np; q++)
             if (o[q].pricing != (uint8_t)s->sw->pricing[q])
                 return ts_err_set(err, TS_ERR_INPUT, "the partial results price entry %ld as %s "
                                   "where this sweep has %s; run it again without --resume", j,
                                   ts_pricing_names[o[q].pricing % TS_PRICING_COUNT],
                                   ts_pricing_names[s->sw->pricing[q]]);
-        memcpy(&s->outcomes[c * np], o, (size_t)np * sizeof *o);
-        memcpy(&s->mc_failed[c * np], &p->mc_failed[j * np], (size_t)np);
-        s->evaluated[c] = 1;
+        long d = s->nd++;
+        s->d_layout[d] = p->layout[j];
+        s->d_key[d] = 0.0;
+        s->d_matched[d] = 0;
+        memcpy(&s->d_out[d * np], o, (size_t)np * sizeof *o);
+        memcpy(&s->d_mc[d * np], &p->mc_failed[j * np], (size_t)np);
         s->simulated++;
+    }
+    done_sort(s);
+    for (long i = 0; i < s->nd; i++) {
+        long d = s->sorted[i];
+        if (s->d_layout[d] < 0 || (i > 0 && s->d_layout[s->sorted[i - 1]] == s->d_layout[d]))
+            return ts_err_set(err, TS_ERR_INPUT,
+                              "the partial results do not match this sweep's layouts (entry %ld, "
+                              "layout %ld): they come from another trainsim version or other "
+                              "catalogue files; run the sweep again without --resume", d,
+                              s->d_layout[d]);
     }
     out->rejected[TS_REJECT_DEADLINE_P] = p->rejected_deadline_p;
     return TS_OK;
 }
 
+/* After the first stream: every resumed entry must be one of this sweep's candidates. */
+static int resume_check(const struct bnb *s, struct ts_err *err)
+{
+    long bad = s->mismatch;
+    for (long d = 0; d < s->nd && bad < 0; d++)
+        if (!s->d_matched[d])
+            bad = d;
+    if (bad < 0)
+        return TS_OK;
+    return ts_err_set(err, TS_ERR_INPUT,
+                      "the partial results do not match this sweep's layouts (entry %ld, "
+                      "layout %ld): they come from another trainsim version or other "
+                      "catalogue files; run the sweep again without --resume", bad,
+                      s->d_layout[bad]);
+}
 /* ---------------------------------------------------------------- driver */
+
+/* Strict order of outcomes: objective, then the other metric, then candidate order. */
+struct ranked {
+    double objective, other;
+    long index;                 // position in candidate order x n_pricing + pricing slot
+    long entry;                 // simulated entry x n_pricing + pricing slot
+};
+
+static int cmp_ranked(const void *a, const void *b)
+{
+    const struct ranked *x = a, *y = b;
+    if (x->objective != y->objective)
+        return x->objective < y->objective ? -1 : 1;
+    if (x->other != y->other)
+        return x->other < y->other ? -1 : 1;
+    return (x->index > y->index) - (x->index < y->index);
+}
+
+/* Whether the caller asked the sweep to stop before the next finalist's Monte Carlo. */
+static bool stop_before_finalist(const struct bnb *s, const struct ts_sweep_options *opt)
+{
+    return (opt->stop && *opt->stop) ||
+           (opt->stop_after_finalists > 0 && s->finalists >= opt->stop_after_finalists);
+}
 
 int ts_sweep_run(const struct ts_sweep *sw, const struct ts_sweep_options *opt,
                  struct ts_sweep_result *out, struct ts_err *err)
 {
     double t0 = ts_time_now();
     memset(out, 0, sizeof *out);
-    int nthreads = opt->threads > 0 ? opt->threads : omp_get_max_threads();
     int np = sw->n_pricing;
 
-    struct layouts L = {0};
-    long rej_div = 0;
-    enumerate(sw, &L, &out->enumerated, &rej_div);
+    /* State the size of the work before doing any. */
+    uint64_t total = ts_sweep_count(sw);
+    uint64_t limit = opt->max_configs > 0 ? opt->max_configs : TS_SWEEP_MAX_CONFIGS_DEFAULT;
+    out->configurations = total;
+    if (total > limit)
+        return ts_err_set(err, TS_ERR_INPUT,
+                          "%s: the sweep enumerates %llu configurations, above the limit of "
+                          "%llu; narrow it (fewer systems, nodes or global_batch values; lists "
+                          "instead of \"auto\" for tp, pp, cp, microbatch, zero, recompute, "
+                          "schedule or virtual_stages) or raise the limit with --max-configs %llu",
+                          sw->file[0] ? sw->file : sw->name, (unsigned long long)total,
+                          (unsigned long long)limit, (unsigned long long)total);
+    if (opt->progress)
+        fprintf(stderr, "sweep: %llu configurations to enumerate\n", (unsigned long long)total);
 
-    out->rejected[TS_REJECT_DIVISIBILITY] = rej_div;
-
+    int nthreads = opt->threads > 0 ? opt->threads : omp_get_max_threads();
     struct worker *workers = ts_xcalloc((size_t)nthreads, sizeof *workers);
     for (int t = 0; t < nthreads; t++)
         worker_init(&workers[t], sw);
-
-    /* Screen every valid layout: memory, bounds, reachability. */
-    struct bound *bounds = ts_xcalloc(L.n ? L.n : 1, sizeof *bounds);
-    long n = (long)L.n;
-#pragma omp parallel for schedule(dynamic, 64) num_threads(nthreads)
-    for (long i = 0; i < n; i++)
-        screen(sw, &workers[omp_get_thread_num()], &L.v[i], &bounds[i]);
-    progress(opt, "screen", n, n, t0);
-
-
-    long *cand_of_layout = ts_xmalloc((L.n ? L.n : 1) * sizeof *cand_of_layout);
-    struct cand *cands = ts_xmalloc((L.n ? L.n : 1) * sizeof *cands);
-    long nc = 0;
-    long best_miss = -1;
-    for (long i = 0; i < n; i++) {
-        cand_of_layout[i] = -1;
-        if (bounds[i].reject) {
-            out->rejected[bounds[i].reject] += n_offered(sw, &L.v[i]);
-            if (bounds[i].reject == TS_REJECT_CONSTRAINT &&
-                (best_miss < 0 || bounds[i].tokens_per_s > bounds[best_miss].tokens_per_s))
-                best_miss = i;
-            continue;
-        }
-        cands[nc].layout = i;
-        cands[nc].b = bounds[i];
-        nc++;
-    }
-    qsort(cands, (size_t)nc, sizeof *cands, cmp_cand);
-    for (long c = 0; c < nc; c++)
-        cand_of_layout[cands[c].layout] = c;
-    out->evaluated = 0;
-    for (long i = 0; i < n; i++)
-        out->evaluated += n_offered(sw, &L.v[i]);
-
-    struct bnb s = {sw, L.v, cands, nc, ts_xcalloc((size_t)(nc ? nc : 1) * np, sizeof(struct ts_outcome)),
-                    ts_xcalloc((size_t)(nc ? nc : 1), 1), ts_xcalloc((size_t)(nc ? nc : 1) * np, 1), 0, 0, false};
-    out->candidates = nc;
+    struct bnb s;
+    memset(&s, 0, sizeof s);
+    s.sw = sw;
+    s.mismatch = -1;
+    done_reserve(&s, 1);
+    struct keep keep = {0};
+    keep.cap = opt->keep > 0 ? opt->keep : TS_SWEEP_KEEP_DEFAULT;
+    keep.v = ts_xmalloc((size_t)keep.cap * sizeof *keep.v);
+    struct ranked *rank = NULL;
+    long *perm = NULL, *pos_of = NULL;
+    long nrank = 0;
+    int k = sw->top;
+    int rc = TS_OK;
 
     /* Resume: the finished work of an interrupted run, candidate by candidate. */
-    int k = sw->top;
-    struct ranked *rank = NULL;
-    int nrank = 0;
-    int rc = TS_OK;
-    if (opt->resume && (rc = resume_progress(&s, opt->resume, n, cand_of_layout, out, err)))
+    if (opt->resume && (rc = resume_progress(&s, opt->resume, out, err)))
         goto done;
+
+    /* First stream: screen every layout (memory, bounds, reachability), count, keep the
+     * first candidates. */
+    struct scan sc = {out, &s, &keep, false, {0}, 0.0};
+    {
+        struct stream *st = stream_new(sw, opt, workers, nthreads, scan_sink, &sc);
+        st->t0 = t0;
+        st->total = total > LONG_MAX ? LONG_MAX : (long)total;
+        stream_run(st);
+        out->enumerated = st->enumerated;
+        out->rejected[TS_REJECT_DIVISIBILITY] = st->rejected_divisibility;
+        out->rejected[TS_REJECT_TASKS] = st->rejected_tasks;
+        bool stopped = st->stopped;
+        free(st);
+        if (stopped) {
+            save_progress(&s, out);
+            out->simulated = s.simulated;
+            goto done;
+        }
+        progress(opt, "screen", (long)total, (long)total, t0);
+    }
+    if ((rc = resume_check(&s, err)))
+        goto done;
+    qsort(keep.v, (size_t)keep.n, sizeof *keep.v, cmp_cand);
+    bool complete = !keep.more;     /* every candidate is in `keep`: no stream again */
 
     /* Branch and bound, then Monte Carlo of the finalists; repeat while finalists fail a
      * probabilistic deadline (their replacements may need more evaluation). */
     for (int round = 0; round < 1000; round++) {
-        bnb_pass(&s, workers, nthreads, opt, t0);
+        if (round > 0 && !complete) {
+            /* A new pass from the first candidate, at the state the last one left. */
+            double kth = opt->exhaustive ? HUGE_VAL : kth_best(&s, k);
+            struct point *front = NULL;
+            int nf = opt->exhaustive ? 0 : front_points(&s, &front);
+            bool ok = keep_refill(&s, &keep, NULL, opt->exhaustive, kth, front, nf, workers,
+                                  nthreads, opt);
+            free(front);
+            if (!ok)
+                s.stopped = true;
+        }
+        if (!s.stopped)
+            bnb_pass(&s, &keep, workers, nthreads, opt, out->candidates, t0);
         if (s.stopped) {
             save_progress(&s, out);
             out->simulated = s.simulated;
             goto done;
         }
         free(rank);
-        rank = ts_xmalloc((size_t)(nc ? nc : 1) * np * sizeof *rank);
+        free(perm);
+        free(pos_of);
+        perm = done_by_key(&s);
+        pos_of = ts_xmalloc((size_t)(s.nd ? s.nd : 1) * sizeof *pos_of);
+        for (long i = 0; i < s.nd; i++)
+            pos_of[perm[i]] = i;
+        rank = ts_xmalloc((size_t)(s.nd ? s.nd : 1) * np * sizeof *rank);
         nrank = 0;
-        for (long i = 0; i < nc; i++) {
-            if (!s.evaluated[i])
-                continue;
+        for (long d = 0; d < s.nd; d++)
             for (int p = 0; p < np; p++) {
-                const struct ts_outcome *o = &s.outcomes[i * np + p];
-                if (!o->meets || s.mc_failed[i * np + p])
+                const struct ts_outcome *o = &s.d_out[d * np + p];
+                if (!o->meets || s.d_mc[d * np + p])
                     continue;
                 rank[nrank].objective = o->objective;
                 rank[nrank].other = sw->objective == TS_OBJECTIVE_COST ? o->time_s : o->cost_usd;
-                rank[nrank].index = i * np + p;
+                rank[nrank].index = pos_of[d] * np + p;
+                rank[nrank].entry = d * np + p;
                 nrank++;
             }
-        }
         qsort(rank, (size_t)nrank, sizeof *rank, cmp_ranked);
-        int top = nrank < k ? nrank : k;
-        bool failed = false;
-        for (int r = 0; r < top && rc == TS_OK; r++) {
-            struct ts_outcome *o = &s.outcomes[rank[r].index];
+        long top = nrank < k ? nrank : k;
+        bool failed = false, interrupted = false;
+        for (long r = 0; r < top && rc == TS_OK; r++) {
+            struct ts_outcome *o = &s.d_out[rank[r].entry];
             if (o->monte_carlo)
                 continue;
-            rc = finalize(sw, &workers[0], o, NULL, NULL, NULL, NULL, err);
-            if (!o->meets) {
-                s.mc_failed[rank[r].index] = 1;
+            if (stop_before_finalist(&s, opt)) {
+                interrupted = true;
+                break;
+            }
+            rc = finalize(sw, &workers[0], o, NULL, NULL, NULL, NULL, opt->stop, &interrupted, err);
+            if (interrupted)
+                break;
+            s.finalists++;
+            if (rc == TS_OK && !o->meets) {
+                s.d_mc[rank[r].entry] = 1;
                 out->rejected[TS_REJECT_DEADLINE_P]++;
                 failed = true;
             }
+        }
+        if (interrupted) {
+            /* Finished finalists keep their Monte Carlo (outcome.monte_carlo); a resumed run
+             * repeats only the one that was cut short. */
+            rc = TS_OK;
+            save_progress(&s, out);
+            out->simulated = s.simulated;
+            goto done;
         }
         if (rc || !failed)
             break;
@@ -960,9 +1385,9 @@ int ts_sweep_run(const struct ts_sweep *sw, const struct ts_sweep_options *opt,
     {
         int top = 0;
         out->top = ts_xcalloc((size_t)k, sizeof *out->top);
-        for (int r = 0; r < nrank && top < k; r++) {
-            const struct ts_outcome *o = &s.outcomes[rank[r].index];
-            if (o->meets && !s.mc_failed[rank[r].index])
+        for (long r = 0; r < nrank && top < k; r++) {
+            const struct ts_outcome *o = &s.d_out[rank[r].entry];
+            if (o->meets && !s.d_mc[rank[r].entry])
                 out->top[top++] = *o;
         }
         for (int i = 1; i < top; i++)
@@ -977,21 +1402,16 @@ int ts_sweep_run(const struct ts_sweep *sw, const struct ts_sweep_options *opt,
             }
         out->n_top = top;
         out->found = top > 0;
-        /* Feasible: fits in memory and is not excluded by the constraint at its bound (the
-         * screening is exhaustive, so the count does not depend on pruning). */
-        out->feasible = 0;
-        for (long c = 0; c < nc; c++)
-            out->feasible += n_offered(sw, &L.v[cands[c].layout]);
     }
 
     /* Pareto front of the meeting outcomes (analytic expected cost and time), by time. */
     if (sw->has_cost) {
         out->pareto = ts_xcalloc((size_t)(nrank ? nrank : 1), sizeof *out->pareto);
-        for (int r = 0; r < nrank; r++) {
-            const struct ts_outcome *o = &s.outcomes[rank[r].index];
+        for (long r = 0; r < nrank; r++) {
+            const struct ts_outcome *o = &s.d_out[rank[r].entry];
             bool dominated = false;
-            for (int q = 0; q < nrank && !dominated; q++) {
-                const struct ts_outcome *x = &s.outcomes[rank[q].index];
+            for (long q = 0; q < nrank && !dominated; q++) {
+                const struct ts_outcome *x = &s.d_out[rank[q].entry];
                 dominated = q != r && x->cost_usd <= o->cost_usd && x->time_s <= o->time_s &&
                             (x->cost_usd < o->cost_usd || x->time_s < o->time_s ||
                              rank[q].index < rank[r].index);
@@ -1011,50 +1431,52 @@ int ts_sweep_run(const struct ts_sweep *sw, const struct ts_sweep_options *opt,
     if (!out->found) {
         long pick = -1;
         double best = -INFINITY;
-        for (long i = 0; i < nc; i++)
-            if (s.evaluated[i])
-                for (int p = 0; p < np; p++) {
-                    const struct ts_outcome *o = &s.outcomes[i * np + p];
-                    double score = sw->min_tokens_per_s > 0 ? o->tokens_per_s : -o->time_s;
-                    if (isfinite(score) && score > best) {
-                        best = score;
-                        pick = i * np + p;
-                    }
+        for (long i = 0; i < s.nd; i++)
+            for (int p = 0; p < np; p++) {
+                long e = perm[i] * np + p;
+                const struct ts_outcome *o = &s.d_out[e];
+                double score = sw->min_tokens_per_s > 0 ? o->tokens_per_s : -o->time_s;
+                if (isfinite(score) && score > best) {
+                    best = score;
+                    pick = e;
                 }
+            }
         if (pick >= 0) {
-            out->closest = s.outcomes[pick];
+            out->closest = s.d_out[pick];
             out->has_closest = true;
-        } else if (best_miss >= 0) {
+        } else if (sc.has_miss) {
             struct ts_outcome o[TS_PRICING_COUNT];
-            evaluate(sw, &workers[0], &L.v[best_miss], o);
+            evaluate(sw, &workers[0], &sc.miss, o);
             int p = 0;
-            while (p + 1 < np && !sw->offered[L.v[best_miss].system][sw->pricing[p]])
+            while (p + 1 < np && !sw->offered[sc.miss.system][sw->pricing[p]])
                 p++;
             out->closest = o[p];
             out->has_closest = true;
         }
     } else {
         struct ts_outcome o = out->top[0];
+        bool interrupted = false;
         rc = finalize(sw, &workers[0], &o, &out->best_job, &out->best_it, &out->best_run,
-                      &out->best_cost, err);
+                      &out->best_cost, opt->stop, &interrupted, err);
+        if (interrupted) {
+            rc = TS_OK;
+            save_progress(&s, out);
+            goto done;
+        }
     }
 
     if (opt->csv_path && rc == TS_OK)
-        rc = csv_write(sw, opt->csv_path, L.v, n, bounds, &s, cand_of_layout, err);
-    out->rejected[TS_REJECT_PRUNED] = 0;
-    for (long i = 0; i < nc; i++)
-        if (!s.evaluated[i])
-            out->rejected[TS_REJECT_PRUNED] += n_offered(sw, &L.v[cands[i].layout]);
+        rc = csv_write(&s, opt->csv_path, workers, nthreads, opt, err);
+    out->rejected[TS_REJECT_PRUNED] = out->feasible;
+    for (long d = 0; d < s.nd; d++)
+        out->rejected[TS_REJECT_PRUNED] -= n_offered(sw, &s.d_out[d * np].layout);
 
 done:
     free(rank);
-    free(s.outcomes);
-    free(s.evaluated);
-    free(s.mc_failed);
-    free(cands);
-    free(cand_of_layout);
-    free(bounds);
-    free(L.v);
+    free(perm);
+    free(pos_of);
+    free(keep.v);
+    bnb_free(&s);
     for (int t = 0; t < nthreads; t++)
         worker_free(&workers[t]);
     free(workers);

@@ -115,7 +115,8 @@ struct ts_layout {
     int32_t tp, pp, cp, microbatch;
 };
 
-/* Reasons a layout is rejected, in the order they are checked. */
+/* Reasons a layout is rejected, in the order they are checked (TS_REJECT_TASKS, added later,
+ * is checked with divisibility). */
 enum ts_reject {
     TS_REJECT_NONE,
     TS_REJECT_DIVISIBILITY,     // the job validator refused it
@@ -123,6 +124,8 @@ enum ts_reject {
     TS_REJECT_CONSTRAINT,       // cannot meet the throughput target or deadline even at its bound
     TS_REJECT_PRUNED,           // its bound cannot beat the top-k or join the Pareto front
     TS_REJECT_DEADLINE_P,       // evaluated, but misses the deadline at the required probability
+    TS_REJECT_TASKS,            // valid, but its iteration needs more than TS_STEP_TASKS_MAX
+                                //   simulated tasks (checked with divisibility; counted by layout)
     TS_REJECT_COUNT
 };
 extern const char *const ts_reject_names[TS_REJECT_COUNT];
@@ -177,18 +180,42 @@ struct ts_sweep_options {
     bool exhaustive;            // no pruning (for tests: evaluate every candidate)
     int batch;                  // candidates per parallel batch (default 256)
     const char *csv_path;       // every evaluated configuration, or NULL
-    /* Interruption: the sweep polls *stop (when not NULL) before each batch of simulations;
-     * once it is non-zero the sweep stops there and returns with result.interrupted and its
-     * finished work in result.progress. A signal handler may set it (the CLI's SIGINT handler
+    /* Interruption: the sweep polls *stop (when not NULL) between chunks of screening, before
+     * and inside each batch of simulations (a batch cut short is dropped), before each
+     * finalist and between its Monte Carlo replications; once it is non-zero the sweep stops
+     * within a fraction of a second and returns with result.interrupted and its finished work
+     * (finalists' Monte Carlo included) in result.progress. A signal handler may set it (the CLI's SIGINT handler
      * does); the library installs no handler. */
     volatile sig_atomic_t *stop;
     long stop_after_batches;    // act as if *stop rose after this many batches (0: never); a
                                 //   deterministic stand-in for Ctrl-C in tests
     const struct ts_sweep_progress *resume; // continue from an interrupted run's work (NULL:
                                 //   start afresh); a layout that does not match is TS_ERR_INPUT
+    long stop_after_finalists;  // act as if *stop rose after this many finalists' Monte Carlo
+                                //   runs (0: never), the same stand-in for the finalist phase
+    uint64_t max_configs;       // refuse (TS_ERR_INPUT) a sweep that enumerates more layouts
+                                //   (0: TS_SWEEP_MAX_CONFIGS_DEFAULT); ts_sweep_count counts
+    long keep;                  // candidates kept in memory per stream (0:
+                                //   TS_SWEEP_KEEP_DEFAULT); smaller values only make more
+                                //   streams (tests use it to exercise them), never another answer
 };
 
+/* Default limit on the layouts a sweep enumerates (`--max-configs` raises it): the shipped
+ * sweeps enumerate up to 1.6 M (llama3-70b-sizing), screened at about 0.5 M a second on two
+ * cores; every option "auto" over 21 node counts and several global batches is 6 M to 24 M
+ * and takes a minute or more, so it asks to be narrowed or allowed explicitly. */
+#define TS_SWEEP_MAX_CONFIGS_DEFAULT 4000000ull
+
+/* Default size of the kept candidate set (about 90 bytes each: 90 MiB). Sweeps with fewer
+ * candidates are screened once; larger ones stream again for each next set. */
+#define TS_SWEEP_KEEP_DEFAULT (1L << 20)
+
+/* How many layouts the sweep enumerates (before validation: the `enumerated` count of
+ * ts_sweep_run), counted without generating them. */
+uint64_t ts_sweep_count(const struct ts_sweep *sw);
+
 struct ts_sweep_result {
+    uint64_t configurations;    // layouts the sweep enumerates (ts_sweep_count, set first)
     long enumerated;            // layouts generated
     long evaluated;             // layouts x pricing assessed (screened or simulated)
     long simulated;             // layouts run through the iteration simulation
@@ -217,8 +244,13 @@ struct ts_sweep_result {
 };
 
 /* Run the sweep. Returns TS_OK (also when nothing meets the constraint: found == false, and
- * when stopped: interrupted == true) or an
- * error. The caller frees the result with ts_sweep_result_free. */
+ * when stopped: interrupted == true) or an error; TS_ERR_INPUT, before any work, when the
+ * sweep enumerates more than opt->max_configs layouts (the message gives the count and how to
+ * narrow the sweep). Memory does not grow with the number of layouts: the enumeration is
+ * streamed (screened in chunks, only counters, the closest miss, the kept candidates and the
+ * simulated ones are held), and streamed again when the kept set runs out. *stop is polled
+ * between chunks of screening, between batches of simulations, between finalists and (by the
+ * run simulation) between Monte Carlo replications. The caller frees the result with ts_sweep_result_free. */
 int ts_sweep_run(const struct ts_sweep *sw, const struct ts_sweep_options *opt,
                  struct ts_sweep_result *out, struct ts_err *err);
 void ts_sweep_result_free(struct ts_sweep_result *r);

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "spec/spec.h"
+#include "step/step.h"
 
 /* ---------------------------------------------------------------- parallel */
 
@@ -284,7 +285,8 @@ int ts_job_validate(const struct ts_job *job, const char *file, struct ts_err *e
         return ts_err_at(err, file, "global_batch",
                          "the interleaved schedule needs the number of microbatches (%ld) to be a "
                          "multiple of pp (%d), as Megatron-LM requires", micro, pp);
-    return TS_OK;
+    /* The iteration simulation's task storage is bounded before anything is allocated. */
+    return ts_step_check_size(job, file, err);
 }
 
 /* Whether the caller named `key` in extra_keys, and so parses it itself. */

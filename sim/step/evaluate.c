@@ -108,3 +108,47 @@ void ts_step_evaluate(const struct ts_job *job, enum ts_method method, struct ts
         out->time_to_train_s = out->iterations * T;
     }
 }
+
+/* ---------------------------------------------------------------- size budget */
+
+/* a * b, or -1 when either is negative or the product exceeds 2^62. */
+static int64_t mul_checked(int64_t a, int64_t b)
+{
+    if (a < 0 || b < 0)
+        return -1;
+    if (a != 0 && b > (INT64_C(1) << 62) / a)
+        return -1;
+    return a * b;
+}
+
+int64_t ts_step_task_count(const struct ts_job *job)
+{
+    const struct ts_parallel *p = &job->parallel;
+    int64_t per_step = mul_checked(p->dp, p->microbatch);
+    if (per_step <= 0 || p->pp <= 0 || p->virtual_stages <= 0 || job->global_batch <= 0)
+        return -1;
+    int64_t m = job->global_batch / per_step;
+    return mul_checked(mul_checked(mul_checked(p->pp, 2), m), p->virtual_stages);
+}
+
+int ts_step_check_size(const struct ts_job *job, const char *file, struct ts_err *err)
+{
+    int64_t tasks = ts_step_task_count(job);
+    if (tasks >= 0 && tasks <= TS_STEP_TASKS_MAX)
+        return TS_OK;
+    const struct ts_parallel *p = &job->parallel;
+    long long per_step = (long long)p->dp * p->microbatch;
+    long long m = per_step > 0 ? job->global_batch / per_step : 0;
+    char count[64];
+    if (tasks < 0)
+        snprintf(count, sizeof count, "more than 2^62");
+    else
+        snprintf(count, sizeof count, "%lld", (long long)tasks);
+    return ts_err_at(err, file, "global_batch",
+                     "%d sequences in microbatches of %d over dp %d give %lld microbatches; the "
+                     "iteration simulation would hold pp x 2 x microbatches x virtual_stages = "
+                     "%d x 2 x %lld x %d = %s tasks, above its limit of %ld tasks (about 1 GiB); "
+                     "lower global_batch or virtual_stages, or raise microbatch",
+                     job->global_batch, p->microbatch, p->dp, m, p->pp, m, p->virtual_stages,
+                     count, TS_STEP_TASKS_MAX);
+}

@@ -518,7 +518,12 @@ void ts_step_simulate(struct ts_step_sim *s, const struct ts_step_plan *pl,
     TS_ASSERT(pl->schedule == TS_SCHED_INTERLEAVED || v == 1, "v=%d needs the interleaved schedule", v);
     TS_ASSERT(pl->schedule != TS_SCHED_INTERLEAVED || m % p == 0,
               "interleaving needs m (%d) to be a multiple of p (%d)", m, p);
-    int per = 2 * m * v;
+    /* ts_job_validate bounds the task count (ts_step_check_size); a plan built otherwise
+     * must respect the same budget, checked in 64 bits before anything is sized from it. */
+    int64_t tasks64 = (int64_t)p * 2 * m * v;
+    TS_ASSERT(tasks64 <= TS_STEP_TASKS_MAX, "plan p=%d v=%d m=%d needs %lld tasks, above "
+              "TS_STEP_TASKS_MAX (%ld)", p, v, m, (long long)tasks64, TS_STEP_TASKS_MAX);
+    int per = (int)(2 * (int64_t)m * v);
 
     /* Queue room per stage: every bucket, plus two ZeRO-3 jobs per task. */
     size_t jobs_per_stage = 1 + (pl->zero3 ? 2u * (size_t)per : 0);

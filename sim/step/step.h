@@ -243,6 +243,24 @@ struct ts_eval_scratch {
 int ts_eval_scratch_init(struct ts_eval_scratch *s);
 void ts_eval_scratch_free(struct ts_eval_scratch *s);
 
+/* Size budget of the iteration simulation: at most TS_STEP_TASKS_MAX tasks per iteration
+ * (pp x 2 x microbatches x virtual_stages, a forward and a backward per microbatch and model
+ * chunk). The simulator keeps about 40 bytes per task (order, index, dependencies, arrival
+ * times, link queue entries; ZeRO-3 adds two 40-byte queue jobs per task, a trace two spans),
+ * so the budget holds its task storage near 1 GiB in the worst case. */
+#define TS_STEP_TASKS_MAX (1L << 24)
+
+/* Number of tasks the iteration simulation of `job` would hold (pp x 2 x m x v, m =
+ * global_batch / (dp x microbatch)), computed in 64 bits; -1 when a factor is not positive
+ * or the product does not fit in 62 bits. */
+int64_t ts_step_task_count(const struct ts_job *job);
+
+/* TS_OK when the job's iteration fits the size budget; otherwise TS_ERR_INPUT with a message
+ * "FILE: global_batch: ..." naming global_batch, microbatch and virtual_stages, the task
+ * count and the limit (and how to get under it). Called by ts_job_validate, so every
+ * command refuses such a job before anything is allocated. */
+int ts_step_check_size(const struct ts_job *job, const char *file, struct ts_err *err);
+
 /* Evaluate a validated job. `stages` and `trace` are optional (discrete-event only). */
 void ts_step_evaluate(const struct ts_job *job, enum ts_method method, struct ts_eval_scratch *s,
                       struct ts_iteration *out, struct ts_step_stages *stages,
