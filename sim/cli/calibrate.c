@@ -205,25 +205,15 @@ static void accel_ref(const char *accel_path, const char *system_path, char *out
         snprintf(out, n, ".%s", base);      /* "./NAME": a path, not a catalogue name */
 }
 
-/* TS_OK if the directory that will hold `path` is writable; else prints why (a calibration
- * should not run for minutes before finding out). */
+/* TS_OK if `path` can be written as an output file (util.h); else prints why and returns 2 (a
+ * calibration should not run for minutes before finding out). */
 static int check_writable(const char *path)
 {
-    char dir[PATH_MAX];
-    ts_strlcpy(dir, path, sizeof dir);
-    char *slash = strrchr(dir, '/');
-    if (slash == dir)
-        dir[1] = '\0';
-    else if (slash)
-        *slash = '\0';
-    else
-        ts_strlcpy(dir, ".", sizeof dir);
-    if (access(dir, W_OK) != 0) {
-        fprintf(stderr, "trainsim calibrate: cannot write %s: directory %s: %s\n", path, dir,
-                strerror(errno));
-        return TS_ERR_RUNTIME;
-    }
-    return TS_OK;
+    struct ts_err err;
+    if (ts_file_check_output(path, &err) == TS_OK)
+        return TS_OK;
+    fprintf(stderr, "trainsim calibrate: %s\n", err.msg);
+    return err.status;
 }
 
 /* ---------------------------------------------------------------- report */
@@ -426,8 +416,10 @@ int ts_cli_calibrate(int argc, char **argv)
     if (parse_options(argc, argv, &o))
         return TS_ERR_INPUT;
 
-    if ((o.out && check_writable(o.out)) || (o.system_out && check_writable(o.system_out)))
-        return TS_ERR_RUNTIME;
+    int checked;
+    if ((o.out && (checked = check_writable(o.out))) ||
+        (o.system_out && (checked = check_writable(o.system_out))))
+        return checked;
 
     struct ts_err err;
     ts_err_clear(&err);

@@ -89,9 +89,13 @@ struct ts_sweep {
     double probability;                     // deadline probability (0: on the expected time)
     enum ts_objective objective;
     int top;                                // k
-    uint64_t fingerprint;                   // FNV-1a 64 of the sweep file's bytes (set by
-                                            //   ts_sweep_load; 0 from ts_sweep_parse): a
-                                            //   partial file resumes only the same sweep
+    /* What the answer depends on, for resuming (set by ts_sweep_load; zero from
+     * ts_sweep_parse): the sweep document and every model, system, accelerator and price file
+     * its parse read, each hashed as parsed (inline objects are part of the sweep document),
+     * and the trainsim version. A partial file resumes only a sweep with the same
+     * fingerprint; `inputs` names the file that changed. */
+    uint64_t fingerprint;                   // FNV-1a 64: inputs.hash continued over TS_VERSION
+    struct ts_inputs inputs;                // the files read, in order
 };
 
 /* Parse a sweep file. */

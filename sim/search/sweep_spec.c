@@ -451,31 +451,25 @@ int ts_sweep_parse(const struct ts_jnode *root, struct ts_sweep *sw, struct ts_e
     return TS_OK;
 }
 
-/* FNV-1a, 64-bit (Fowler, Noll, Vo; IETF draft-eastlake-fnv): the sweep file's fingerprint. */
-static uint64_t fnv1a64(const char *data, size_t n)
-{
-    uint64_t h = 0xcbf29ce484222325ULL;
-    for (size_t i = 0; i < n; i++) {
-        h ^= (unsigned char)data[i];
-        h *= 0x100000001b3ULL;
-    }
-    return h;
-}
-
 int ts_sweep_load(const char *file, struct ts_sweep *out, struct ts_err *err)
 {
     cJSON *doc;
     int rc = ts_json_load(file, &doc, err);
     if (rc)
         return rc;
+    /* Record the sweep document and every catalogue file its parse loads: the fingerprint
+     * covers all of them (search.h). */
+    struct ts_inputs *inputs = ts_xmalloc(sizeof *inputs);
+    ts_inputs_init(inputs);
+    ts_inputs_record(inputs, file, doc);
     struct ts_jnode root = ts_jnode_root(doc, file);
+    root.inputs = inputs;
     rc = ts_sweep_parse(&root, out, err);
     cJSON_Delete(doc);
-    char *text;
-    size_t len;
-    if (rc == TS_OK && (rc = ts_file_read(file, &text, &len, err)) == TS_OK) {
-        out->fingerprint = fnv1a64(text, len);
-        free(text);
+    if (rc == TS_OK) {
+        out->inputs = *inputs;
+        out->fingerprint = ts_fnv1a64(inputs->hash, TS_VERSION, strlen(TS_VERSION));
     }
+    free(inputs);
     return rc;
 }

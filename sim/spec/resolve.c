@@ -113,13 +113,16 @@ int ts_spec_resolve(enum ts_catalog cat, const char *ref, const char *from_file,
 static const char *const cat_hint[TS_CAT_COUNT] = {"a model name", "an accelerator name",
                                                    "a system name", "a price file name"};
 
-int ts__spec_load_file(const char *path, ts__spec_parse_fn parse, void *out, struct ts_err *err)
+int ts__spec_load_file(const char *path, struct ts_inputs *inputs, ts__spec_parse_fn parse,
+                       void *out, struct ts_err *err)
 {
     cJSON *doc;
     int rc = ts_json_load(path, &doc, err);
     if (rc)
         return rc;
     struct ts_jnode root = ts_jnode_root(doc, path);
+    root.inputs = inputs;
+    ts_inputs_record(inputs, path, doc);
     rc = parse(&root, out, err);
     cJSON_Delete(doc);
     return rc;
@@ -132,7 +135,7 @@ int ts__spec_load_ref(enum ts_catalog cat, const char *ref, ts__spec_parse_fn pa
     int rc = ts_spec_resolve(cat, ref, NULL, path, sizeof path, err);
     if (rc)
         return rc;
-    return ts__spec_load_file(path, parse, out, err);
+    return ts__spec_load_file(path, NULL, parse, out, err);
 }
 
 int ts__spec_parse_ref(const struct ts_jnode *node, enum ts_catalog cat, ts__spec_parse_fn parse,
@@ -150,5 +153,5 @@ int ts__spec_parse_ref(const struct ts_jnode *node, enum ts_catalog cat, ts__spe
     struct ts_err inner;
     if (ts_spec_resolve(cat, node->json->valuestring, node->file, path, sizeof path, &inner))
         return ts_err_at(err, node->file, node->path, "%s", inner.msg);
-    return ts__spec_load_file(path, parse, out, err);
+    return ts__spec_load_file(path, node->inputs, parse, out, err);
 }

@@ -8,8 +8,10 @@
 
 typedef int (*ts__spec_parse_fn)(const struct ts_jnode *node, void *out, struct ts_err *err);
 
-/* Load the JSON file at `path` and parse its root with `parse`. */
-int ts__spec_load_file(const char *path, ts__spec_parse_fn parse, void *out, struct ts_err *err);
+/* Load the JSON file at `path` and parse its root with `parse`, recording the file (and what
+ * its parse loads) in `inputs` when not NULL. */
+int ts__spec_load_file(const char *path, struct ts_inputs *inputs, ts__spec_parse_fn parse,
+                       void *out, struct ts_err *err);
 
 /* Parse a node that is a catalogue reference (string) or an inline object. */
 int ts__spec_parse_ref(const struct ts_jnode *node, enum ts_catalog cat, ts__spec_parse_fn parse,
