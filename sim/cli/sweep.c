@@ -48,7 +48,8 @@ void ts_cli_sweep_help(FILE *f)
             "changed or whose content was edited or damaged, saying which check failed.\n"
             "\n"
             "Output paths (--csv, --partial) are checked before the sweep starts (exit 2: missing\n"
-            "or unwritable directory, a directory, an unwritable file). A regular file is written\n"
+            "or unwritable directory, a directory, an unwritable file; for the default partial\n"
+            "file only a warning). A regular file is written\n"
             "to a temporary file beside it and renamed when complete; a device or FIFO (/dev/null,\n"
             "/dev/stdout) is written through, never replaced; a failed write exits 1 with the\n"
             "reason. (For tests, the environment variable TRAINSIM_TEST_STOP_AFTER_BATCHES=N acts\n"
@@ -153,11 +154,17 @@ int ts_cli_sweep(int argc, char **argv)
         partial = partial_buf;
     }
     /* Every output is checked before the work: a bad path must not cost a finished sweep. */
-    if ((csv && (rc = check_output("--csv", csv))) || (rc = check_output("--partial", partial))) {
+    if ((csv && (rc = check_output("--csv", csv))) ||
+        (partial != partial_buf && (rc = check_output("--partial", partial)))) {
         ts_sweep_progress_free(&done);
         free(sw);
         return rc;
     }
+    /* The default partial file is only needed if the sweep is interrupted: a directory that
+     * cannot take it (a read-only working directory) is worth a warning, not a refusal. */
+    if (partial == partial_buf && ts_file_check_output(partial, &err))
+        fprintf(stderr, "trainsim sweep: warning: an interrupted sweep could not save its work: "
+                "%s (name another place with --partial)\n", err.msg);
     const char *after = getenv("TRAINSIM_TEST_STOP_AFTER_BATCHES");
     if (after && after[0])
         opt.stop_after_batches = strtol(after, NULL, 10);
@@ -170,8 +177,13 @@ int ts_cli_sweep(int argc, char **argv)
     for (int i = 0; i < N_STOP_SIGNALS; i++)
         sigaddset(&sa.sa_mask, stop_signals[i]);
     sa.sa_flags = SA_RESETHAND;
-    for (int i = 0; i < N_STOP_SIGNALS; i++)
-        sigaction(stop_signals[i], &sa, &old_sa[i]);
+    for (int i = 0; i < N_STOP_SIGNALS; i++) {
+        sigaction(stop_signals[i], NULL, &old_sa[i]);
+        /* Under nohup a hangup stays ignored. */
+        if (stop_signals[i] == SIGHUP && old_sa[i].sa_handler == SIG_IGN)
+            continue;
+        sigaction(stop_signals[i], &sa, NULL);
+    }
 
     struct ts_sweep_result *res = ts_xmalloc(sizeof *res);
     rc = ts_sweep_run(sw, &opt, res, &err);

@@ -215,6 +215,8 @@ static int out_classify(const char *path, struct out_target *t, struct ts_err *e
     }
     struct stat st;
     if (lstat(path, &st) != 0) {
+        if (errno == ENOTDIR)   /* a file where a directory should be: check_dir says which */
+            return check_dir(path, path, err);
         if (errno != ENOENT)
             return ts_err_set(err, TS_ERR_INPUT, "%s: cannot write there: %s", path,
                               strerror(errno));
