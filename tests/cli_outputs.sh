@@ -5,7 +5,8 @@
 #     replaced; /dev/full fails with "No space left on device" and exit 1), /dev/stdout (the
 #     open descriptor: `>>` appends), a FIFO with a reader, a symbolic link to a file (the
 #     link stays, its target gets the data), to a device, and to nothing (refused), a
-#     directory, a missing directory, a parent that is a file, an unwritable directory;
+#     directory, a missing directory, a parent that is a file, an unwritable directory, an
+#     output that is an input or another output;
 #   - a bad output path is refused (exit 2) before a minutes-long sweep starts;
 #   - a resume whose price, system or model file changed is refused, naming the file; the
 #     partial file comes back to life when the file is restored;
@@ -152,6 +153,17 @@ refused implicit_runtrace "--run-trace: $tmp/adir: is a directory" run "$JOB" --
 refused nodir_csv "the directory $tmp/nodir does not exist" sweep "$SMALL" --no-progress --csv "$tmp/nodir/all.csv"
 refused notdir_partial "$tmp/afile is not a directory" sweep "$SMALL" --no-progress --partial "$tmp/afile/p.json"
 refused dir_partial "--partial: $tmp/adir: is a directory" sweep "$SMALL" --no-progress --partial "$tmp/adir"
+# An output that names an input, or another output, as the same file.
+cp "$SMALL" "$tmp/sweep-copy.json"
+cp "$NOREL" "$tmp/norel.keep"
+refused same_job "--trace: $NOREL is the same file as $NOREL" run "$NOREL" --format json --trace "$NOREL"
+cmp -s "$NOREL" "$tmp/norel.keep" || fail "same_job: the job file was overwritten"
+ln -s norel.json "$tmp/norel-link.json"
+refused same_job_link "is the same file as $NOREL" run "$NOREL" --format json --trace "$tmp/norel-link.json"
+refused same_traces "--run-trace: $tmp/t.json is the same file as" run "$JOB" --format json --trace "$tmp/t.json" --run-trace "$tmp/t.json"
+refused csv_is_sweep "--csv: $tmp/sweep-copy.json is the same file" sweep "$tmp/sweep-copy.json" --no-progress --csv "$tmp/sweep-copy.json"
+refused csv_is_partial "--csv: $tmp/p.json is the same file" sweep "$tmp/sweep-copy.json" --no-progress --csv "$tmp/p.json" --partial "$tmp/p.json"
+cmp -s "$SMALL" "$tmp/sweep-copy.json" || fail "csv_is_sweep: the sweep file was overwritten"
 [ "$(listing "$tmp/adir")" = "" ] || fail "bad paths: files left in $tmp/adir: $(listing "$tmp/adir")"
 [ -e "$tmp/nodir" ] && fail "bad paths: created $tmp/nodir"
 

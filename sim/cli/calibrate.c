@@ -205,17 +205,6 @@ static void accel_ref(const char *accel_path, const char *system_path, char *out
         snprintf(out, n, ".%s", base);      /* "./NAME": a path, not a catalogue name */
 }
 
-/* TS_OK if `path` can be written as an output file (util.h); else prints why and returns 2 (a
- * calibration should not run for minutes before finding out). */
-static int check_writable(const char *path)
-{
-    struct ts_err err;
-    if (ts_file_check_output(path, &err) == TS_OK)
-        return TS_OK;
-    fprintf(stderr, "trainsim calibrate: %s\n", err.msg);
-    return err.status;
-}
-
 /* ---------------------------------------------------------------- report */
 
 static void add_num(cJSON *o, const char *key, double v)
@@ -416,9 +405,13 @@ int ts_cli_calibrate(int argc, char **argv)
     if (parse_options(argc, argv, &o))
         return TS_ERR_INPUT;
 
+    /* The outputs are checked first: a calibration should not run for minutes before
+     * finding out that it cannot write its result. */
+    const char *not_system[] = {o.out, NULL};
     int checked;
-    if ((o.out && (checked = check_writable(o.out))) ||
-        (o.system_out && (checked = check_writable(o.system_out))))
+    if ((o.out && (checked = ts_cli_check_output("calibrate", "--out", o.out, NULL))) ||
+        (o.system_out &&
+         (checked = ts_cli_check_output("calibrate", "--system-out", o.system_out, not_system))))
         return checked;
 
     struct ts_err err;

@@ -133,11 +133,12 @@ int ts_cli_run(int argc, char **argv)
     const char *outputs[2][2] = {{"--trace", trace_path},
                                  {"--run-trace", job->has_reliability || !run_trace_implicit
                                                      ? run_trace_path : NULL}};
+    const char *others[] = {file, trace_path, NULL};
     for (int k = 0; k < 2; k++) {
-        if (outputs[k][1] && ts_file_check_output(outputs[k][1], &err)) {
-            fprintf(stderr, "trainsim run: %s: %s\n", outputs[k][0], err.msg);
+        others[1] = k ? trace_path : NULL;
+        if (outputs[k][1] && (rc = ts_cli_check_output("run", outputs[k][0], outputs[k][1], others))) {
             free(job);
-            return err.status;
+            return rc;
         }
     }
 

@@ -79,16 +79,6 @@ static const char *signal_name(int sig)
     return sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "SIGINT";
 }
 
-/* Check an output path before the work; prints why not and returns the exit status. */
-static int check_output(const char *opt, const char *path)
-{
-    struct ts_err err;
-    if (ts_file_check_output(path, &err) == TS_OK)
-        return TS_OK;
-    fprintf(stderr, "trainsim sweep: %s: %s\n", opt, err.msg);
-    return err.status;
-}
-
 int ts_cli_sweep(int argc, char **argv)
 {
     const char *file = NULL, *csv = NULL, *partial = NULL, *resume = NULL;
@@ -154,8 +144,12 @@ int ts_cli_sweep(int argc, char **argv)
         partial = partial_buf;
     }
     /* Every output is checked before the work: a bad path must not cost a finished sweep. */
-    if ((csv && (rc = check_output("--csv", csv))) ||
-        (partial != partial_buf && (rc = check_output("--partial", partial)))) {
+    /* --partial may name the --resume file (it then holds the newer work). */
+    const char *not_partial[] = {file, NULL};
+    const char *not_csv[] = {file, partial, resume, NULL};
+    if ((partial != partial_buf &&
+         (rc = ts_cli_check_output("sweep", "--partial", partial, not_partial))) ||
+        (csv && (rc = ts_cli_check_output("sweep", "--csv", csv, not_csv)))) {
         ts_sweep_progress_free(&done);
         free(sw);
         return rc;
