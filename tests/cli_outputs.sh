@@ -77,6 +77,12 @@ run csv_full sweep "$SMALL" --format json --no-progress --csv /dev/full
 expect_rc csv_full 1
 expect_in "$tmp/csv_full.err" "No space left on device" csv_full
 
+# Standard output itself on a full device: the report's write fails with the reason.
+"$BIN" run "$NOREL" --format json >/dev/full 2>"$tmp/stdout_full.err"
+rc=$?
+expect_rc stdout_full 1
+expect_in "$tmp/stdout_full.err" "cannot write to standard output: No space left on device" stdout_full
+
 # /dev/stdout is the open standard output: appended to when the shell appends.
 echo "first line" >"$tmp/appended.txt"
 "$BIN" sweep "$SMALL" --format json --no-progress --csv /dev/stdout >>"$tmp/appended.txt" 2>"$tmp/stdout.err"

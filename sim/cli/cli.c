@@ -35,8 +35,10 @@ int ts_cli_emit(const struct ts_buf *buf, const char *path)
         }
         return TS_OK;
     }
+    errno = 0;
     if (fwrite(buf->data, 1, buf->len, stdout) != buf->len || fflush(stdout) != 0) {
-        fprintf(stderr, "trainsim: cannot write to standard output\n");
+        fprintf(stderr, "trainsim: cannot write to standard output: %s\n",
+                errno ? strerror(errno) : "write error");
         return TS_ERR_RUNTIME;
     }
     return TS_OK;
