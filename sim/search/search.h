@@ -164,14 +164,17 @@ struct ts_sweep_progress {
 void ts_sweep_progress_free(struct ts_sweep_progress *p);
 
 /* Write progress as a partial file: JSON marked "trainsim_partial_sweep", the sweep's file
- * name and fingerprint, and the outcomes (doubles written exactly; "inf" / "nan" as strings).
- * Written to a temporary name and renamed into place. */
+ * name, fingerprint and input files, the outcomes (doubles written exactly; "inf" as a
+ * string) and a checksum of it all (progress.c). Written as an output file (util.h). */
 int ts_sweep_progress_write(const char *path, const struct ts_sweep *sw,
                             const struct ts_sweep_progress *p, struct ts_err *err);
 
-/* Read a partial file for `sw` into *out (free with ts_sweep_progress_free). TS_ERR_INPUT when
- * the file is not a partial sweep file, or was written for another sweep file or another
- * version of this one (the fingerprint differs). ts_sweep_run checks the layouts too. */
+/* Read a partial file for `sw` into *out (free with ts_sweep_progress_free). TS_ERR_INPUT, with
+ * a message naming the check that failed, when the file is not a complete partial sweep file
+ * of this format and trainsim version, its checksum does not match its content (edited or
+ * damaged), it was written for other inputs (the fingerprint differs: the message names the
+ * file that changed), or its values are out of range or its counters inconsistent.
+ * ts_sweep_run checks the layouts too. */
 int ts_sweep_progress_load(const char *path, const struct ts_sweep *sw,
                            struct ts_sweep_progress *out, struct ts_err *err);
 
@@ -183,8 +186,9 @@ struct ts_sweep_options {
     const char *csv_path;       // every evaluated configuration, or NULL
     /* Interruption: the sweep polls *stop (when not NULL) before each batch of simulations;
      * once it is non-zero the sweep stops there and returns with result.interrupted and its
-     * finished work in result.progress. A signal handler may set it (the CLI's SIGINT handler
-     * does); the library installs no handler. */
+     * finished work in result.progress. A signal handler may set it (the CLI's handler for
+     * SIGINT, SIGTERM and SIGHUP stores the signal's number); the library installs no
+     * handler. */
     volatile sig_atomic_t *stop;
     long stop_after_batches;    // act as if *stop rose after this many batches (0: never); a
                                 //   deterministic stand-in for Ctrl-C in tests
