@@ -1,30 +1,24 @@
 #!/usr/bin/env bash
-# Output files and resumes through the command line (README "Output files", "Interrupting a
-# sweep"):
-#   - every kind of target: /dev/null and /dev/full (devices: written through, never
-#     replaced; /dev/full fails with "No space left on device" and exit 1), /dev/stdout (the
-#     open descriptor: `>>` appends), a FIFO with a reader, a symbolic link to a file (the
-#     link stays, its target gets the data), to a device, and to nothing (refused), a
-#     directory, a missing directory, a parent that is a file, an unwritable directory, an
-#     output that is an input or another output;
-#   - a bad output path is refused (exit 2) before a minutes-long sweep starts;
-#   - a resume whose price, system or model file changed is refused, naming the file; the
-#     partial file comes back to life when the file is restored;
-#   - a partial file edited (an outcome divided by 1000, -1e308, "nan", a counter) or cut
-#     short is refused with the check that failed, and is left as it was;
-#   - SIGTERM and SIGHUP save a sweep's progress (exit 143, 129) into a resumable partial
-#     file named on stderr; `trainsim run` ends at once on SIGTERM, leaving no file.
+# Output files through the command line (README "Output files, interruptions and resumes"):
+# every kind of target: /dev/null and /dev/full (devices: written through, never replaced;
+# /dev/full fails with "No space left on device" and exit 1), /dev/stdout (the open
+# descriptor: `>>` appends), standard output on a full device, a FIFO with a reader, a
+# symbolic link to a file (the link stays, its target gets the data), to a device, and to
+# nothing (refused), a directory, a missing directory, a parent that is a file, an unwritable
+# directory or file, an output that is an input or another output; a bad output path is
+# refused (exit 2) before a minutes-long sweep starts; `trainsim run` ends at once on
+# SIGTERM, leaving no file. (Resumes: cli_sweep_resume.sh, cli_sweep_resume_checks.sh and
+# cli_sweep_signals.sh.)
 # Never touches the real /dev beyond writing to /dev/null and /dev/full; the FIFO and the
 # links are made in a scratch directory.
 #
 # usage: bash tests/cli_outputs.sh path/to/trainsim   (ctest passes the built binary)
-# Needs bash, coreutils, grep, sed, perl, cmp, mkfifo and, when run as root, setpriv.
+# Needs bash, coreutils, grep, sed, cmp, mkfifo and, when run as root, setpriv.
 set -u
 
 # shellcheck source=cli.bash
 . "$(dirname "$0")/cli.bash" cli_outputs "$@"
 SMALL=$DATA/search/small-cost.json
-RESUME=$DATA/sweep_resume/p90-sweep.json
 BIG=$ROOT/configs/gpt3-175b-layout-sweep.json
 
 # listing DIR: the names in DIR (hidden ones too), sorted, each followed by a space.
@@ -53,7 +47,6 @@ cat >"$NOREL" <<'EOF'
 EOF
 JOB=$tmp/job.json
 sed 's/"training"/"reliability": {"replications": 20, "seed": 3}, "training"/' "$NOREL" >"$JOB"
-
 # ---------------------------------------------------------------- devices
 
 run null run "$NOREL" --format json --trace /dev/null
@@ -213,120 +206,6 @@ expect_rc rocwd 0
 expect_in "$tmp/rocwd.err" "warning: an interrupted sweep could not save its work: small-cost.partial.json" rocwd
 grep -q '"found"' "$tmp/rocwd.out" || fail "rocwd: no answer"
 chmod 755 "$tmp/ro"
-
-# ---------------------------------------------------------------- resume: inputs changed
-
-# A catalogue of our own, and a sweep that prices both systems from one price file.
-home=$tmp/home
-mkdir -p "$home/configs"
-cp -r "$ROOT/models" "$ROOT/hardware" "$home/"
-cp -r "$ROOT/configs/prices" "$home/configs/"
-sed 's/"cost": {[^}]*}}/"cost": {"prices": "lambda-a100"}/; s/"pricing": \[[^]]*\]/"pricing": ["on_demand"]/' \
-    "$RESUME" >"$tmp/priced.json"
-grep -q '"prices": "lambda-a100"' "$tmp/priced.json" || fail "priced: the sweep was not rewritten"
-price=$home/configs/prices/lambda-a100.json
-cp "$price" "$tmp/price.orig"
-cd "$tmp" || exit 1
-TRAINSIM_HOME=$home "$BIN" sweep priced.json --exhaustive --format json --no-progress >priced_full.json 2>/dev/null
-rc=$?
-expect_rc priced_full 0
-# resume_refused NAME TEXT: resuming priced.partial.json fails with TEXT; the partial stays.
-resume_refused() {
-    cp priced.partial.json kept.json
-    TRAINSIM_HOME=$home "$BIN" sweep priced.json --exhaustive --no-progress --resume priced.partial.json \
-        >"$1.out" 2>"$1.err"
-    rc=$?
-    expect_rc "$1" 2
-    expect_in "$1.err" "$2" "$1"
-    [ -s "$1.out" ] && fail "$1: printed an answer"
-    cmp -s kept.json priced.partial.json || fail "$1: the partial file was changed"
-}
-TRAINSIM_TEST_STOP_AFTER_BATCHES=2 TRAINSIM_HOME=$home "$BIN" sweep priced.json --exhaustive \
-    --no-progress >/dev/null 2>stop.err
-rc=$?
-expect_rc stop 130
-# The price tripled between the interruption and the resume.
-sed 's/"on_demand": 2.79/"on_demand": 8.37/' "$tmp/price.orig" >"$price"
-cmp -s "$price" "$tmp/price.orig" && fail "price: the price file did not change"
-resume_refused price_tripled "the inputs changed since the partial was written ($price changed)"
-# A system file and a model file changed.
-cp "$tmp/price.orig" "$price"
-sys=$home/hardware/systems/dgx-h100.json
-cp "$sys" sys.orig
-sed -i 's/"gpus_per_node": 8/"gpus_per_node":  8/; s/"latency": "[^"]*"/"latency": "9 us"/' "$sys"
-resume_refused system_changed "($sys changed)"
-cp sys.orig "$sys"
-model=$home/models/gpt2-124m.json
-cp "$model" model.orig
-sed -i 's/"layers": 12/"layers": 24/' "$model"
-cmp -s "$model" model.orig && fail "model: the model file did not change"
-resume_refused model_changed "($model changed)"
-cp model.orig "$model"
-# Whitespace alone is no change; with every file restored the partial resumes to the
-# uninterrupted answer.
-sed -i 's/"name"/  "name"/' "$sys"
-TRAINSIM_HOME=$home "$BIN" sweep priced.json --exhaustive --format json --no-progress \
-    --resume priced.partial.json >priced_resumed.json 2>resume.err
-rc=$?
-expect_rc resume_restored 0
-cmp -s <(grep -v '"elapsed_s"' priced_full.json) <(grep -v '"elapsed_s"' priced_resumed.json) ||
-    fail "resume_restored: the resumed answer differs from the uninterrupted one"
-
-# ---------------------------------------------------------------- resume: partial edited
-
-cp priced.partial.json good.json
-# corrupt NAME PERL_EXPRESSION TEXT: the partial edited by perl is refused with TEXT.
-corrupt() {
-    perl -0pe "$2" good.json >priced.partial.json
-    cmp -s good.json priced.partial.json && { fail "$1: the edit changed nothing"; return; }
-    resume_refused "$1" "$3"
-}
-row='("outcomes": \[\["\w+", \w+, \w+, \w+, )'
-corrupt divided "s/$row([0-9.e+-]+)/\$1.(\$2\/1000)/e" "checksum mismatch"
-corrupt negative "s/$row([0-9.e+-]+)/\$1-1e308/" "checksum mismatch"
-corrupt nan "s/$row([0-9.e+-]+), ([0-9.e+-]+)/\$1\"nan\", \"nan\"/" "checksum mismatch"
-corrupt counter 's/"simulated": (\d+)/"\"simulated\": " . ($1 + 1)/e' "checksum mismatch"
-corrupt layout 's/"layout": (\d+)/"\"layout\": " . ($1 + 1)/e' "checksum mismatch"
-corrupt truncated 's/^(.{2000}).*/$1/s' "a truncated or damaged partial file cannot be resumed"
-corrupt old_format 's/"trainsim_partial_sweep": 2/"trainsim_partial_sweep": 1/' "partial file format 1"
-cp good.json priced.partial.json
-cd - >/dev/null || exit 1
-
-# ---------------------------------------------------------------- signals
-
-# sweep_signal SIG BIT CODE: a minutes-long sweep sent SIG once it handles it (bit BIT of
-# SigCgt) exits CODE, names the partial file and how to resume, leaves no temporary file,
-# and the partial file resumes.
-sweep_signal() {
-    local sig=$1 bit=$2 want=$3 dir=$tmp/sig_$1
-    mkdir "$dir"
-    (cd "$dir" && exec "$BIN" sweep "$BIG" --exhaustive --threads 1 --no-progress --partial p.json \
-        >out.txt 2>err.txt) &
-    local pid=$! cgt
-    for _ in $(seq 100); do
-        cgt=$(awk '/^SigCgt/ {print $2}' /proc/$pid/status 2>/dev/null)
-        [ -n "$cgt" ] && [ $((0x$cgt >> (bit - 1) & 1)) -ne 0 ] && break
-        sleep 0.1
-    done
-    if [ "${TS_VALGRIND:-0}" = 1 ]; then sleep 30; else sleep 1; fi
-    kill -"$sig" "$pid"
-    wait "$pid"
-    rc=$?
-    [ "$rc" -eq "$want" ] || fail "SIG$sig: exit status $rc, expected $want; $(head -c 300 "$dir/err.txt")"
-    grep -q "interrupted by SIG$sig" "$dir/err.txt" || fail "SIG$sig: stderr does not name the signal"
-    grep -q -- "the finished work is in p.json" "$dir/err.txt" || fail "SIG$sig: stderr does not name the partial"
-    grep -q -- "--resume p.json" "$dir/err.txt" || fail "SIG$sig: stderr does not say how to resume"
-    [ -s "$dir/out.txt" ] && fail "SIG$sig: printed an answer"
-    grep -q '"checksum": "fnv1a64:' "$dir/p.json" || fail "SIG$sig: the partial file has no checksum"
-    [ "$(listing "$dir")" = "err.txt out.txt p.json " ] || fail "SIG$sig: files left: $(listing "$dir")"
-    (cd "$dir" && TRAINSIM_TEST_STOP_AFTER_BATCHES=1 "$BIN" sweep "$BIG" --exhaustive --threads 1 \
-        --no-progress --resume p.json --partial p2.json >/dev/null 2>resume.err)
-    rc=$?
-    [ "$rc" -eq 130 ] || fail "SIG$sig: the partial file does not resume: $(head -c 300 "$dir/resume.err")"
-}
-sweep_signal TERM 15 143
-sweep_signal HUP 1 129
-
 # `trainsim run` on SIGTERM ends at once (killed by the signal: the shell says 143) and
 # leaves neither trace nor temporary file (a million replications take minutes).
 mkdir "$tmp/run_sig"
