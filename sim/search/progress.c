@@ -344,8 +344,8 @@ static int inputs_changed(const char *path, const struct ts_sweep *sw, const cJS
         if (strcmp(file->valuestring, now->path) == 0)
             snprintf(what, sizeof what, "%.500s changed", now->path);
         else
-            snprintf(what, sizeof what, "the sweep now reads %.500s where it read %.500s", now->path,
-                     file->valuestring);
+            snprintf(what, sizeof what, "the sweep now reads %.500s where it read %.500s",
+                     now->path, file->valuestring);
         break;
     }
     if (!what[0] && i < sw->inputs.n && !e && cJSON_IsArray(list))
@@ -399,7 +399,8 @@ static bool check_outcome(const struct ts_sweep *sw, const struct ts_outcome *o,
         {"mc_cost_p90_usd", o->mc_cost_p90_usd,
          o->monte_carlo ? is_cost(o->mc_cost_p90_usd) : o->mc_cost_p90_usd == 0,
          o->monte_carlo ? "a cost of 0 or more" : "0 (no Monte Carlo)"},
-        {"goodput", o->goodput, o->monte_carlo ? o->goodput >= 0 && o->goodput <= 1 : o->goodput == 0,
+        {"goodput", o->goodput,
+         o->monte_carlo ? o->goodput >= 0 && o->goodput <= 1 : o->goodput == 0,
          o->monte_carlo ? "a fraction from 0 to 1" : "0 (no Monte Carlo)"},
     };
     for (size_t i = 0; i < TS_ARRAY_LEN(v); i++)
@@ -445,7 +446,8 @@ static int check_values(const char *path, const struct ts_sweep *sw, long simula
                         const struct ts_sweep_progress *p, struct ts_err *err)
 {
     int np = sw->n_pricing;
-    const char *fix = "the partial file was edited or damaged; run the sweep again without --resume";
+    const char *fix = "the partial file was edited or damaged; run the sweep again without "
+                      "--resume";
     for (long j = 0; j < p->n; j++)
         for (int q = 0; q < np; q++) {
             char why[400];

@@ -174,8 +174,8 @@ static int check_dir(const char *shown, const char *file, struct ts_err *err)
         return ts_err_set(err, TS_ERR_INPUT, "%s: %s is not a directory", shown, dir);
     if (access(dir, W_OK | X_OK) != 0)
         return ts_err_set(err, TS_ERR_INPUT, "%s: cannot create files in the directory %s: %s "
-                          "(the file is written next to it first, then renamed)", shown, dir,
-                          strerror(errno));
+                          "(the file is written beside its final name first, then renamed)",
+                          shown, dir, strerror(errno));
     return TS_OK;
 }
 
@@ -296,7 +296,8 @@ static int create_temp(const char *file, char *tmp, size_t n)
     uint64_t salt = ts_rng_mix64((uint64_t)getpid() ^ (uint64_t)(ts_time_now() * 1e9));
     for (int attempt = 0; attempt < 100; attempt++) {
         uint64_t r = ts_rng_mix64(salt ^ counter++);
-        snprintf(tmp, n, "%s.tmp.%ld.%08lx", file, (long)getpid(), (unsigned long)(r & 0xffffffffUL));
+        snprintf(tmp, n, "%s.tmp.%ld.%08lx", file, (long)getpid(),
+                 (unsigned long)(r & 0xffffffffUL));
         int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
         if (fd >= 0 || errno != EEXIST)
             return fd;
@@ -361,6 +362,10 @@ int ts_file_write_atomic(const char *path, const char *data, size_t len, struct 
     if (t.kind == OUT_NEW || t.kind == OUT_REPLACE)
         return write_replace(path, &t, data, len, err);
     int fd = t.fd, e = 0;
+    if (t.kind == OUT_FD) {
+        /* What stdio holds for the same descriptor goes first. */
+        fflush(fd == STDOUT_FILENO ? stdout : fd == STDERR_FILENO ? stderr : NULL);
+    }
     if (t.kind == OUT_THROUGH) {
         do
             fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
@@ -493,7 +498,8 @@ void ts_inputs_record(struct ts_inputs *in, const char *path, const cJSON *doc)
     in->hash = ts_fnv1a64_u64(in->hash, h);
     in->recorded++;
     for (int i = 0; i < in->n; i++)
-        if (in->files[i].hash == h && strncmp(in->files[i].path, path, sizeof in->files[i].path - 1) == 0)
+        if (in->files[i].hash == h &&
+            strncmp(in->files[i].path, path, sizeof in->files[i].path - 1) == 0)
             return;
     if (in->n < TS_INPUTS_MAX) {
         ts_strlcpy(in->files[in->n].path, path, sizeof in->files[in->n].path);
