@@ -280,11 +280,12 @@ run tr3_run run "$NOREL" --format json --run-trace "$tmp/tr3/run.json"
 expect_rc tr3_run 2
 expect_in "$tmp/tr3_run.err" reliability tr3_run
 
-# The rename into place fails (the name is a directory): exit 1, no temporary file left.
+# The name is a directory: refused before the simulation (exit 2), nothing written.
 mkdir -p "$tmp/tr4/isdir"
 run tr4 run "$NOREL" --format json --trace "$tmp/tr4/isdir"
-expect_rc tr4 1
-expect_in "$tmp/tr4.err" "$tmp/tr4/isdir" tr4
+expect_rc tr4 2
+expect_in "$tmp/tr4.err" "$tmp/tr4/isdir: is a directory" tr4
+[ -s "$tmp/tr4.out" ] && fail "tr4: printed a report although the trace path was refused"
 [ "$(listing "$tmp/tr4")" = "isdir " ] || fail "tr4: files left: $(listing "$tmp/tr4")"
 [ -z "$(listing "$tmp/tr4/isdir")" ] || fail "tr4: files left in the directory: $(listing "$tmp/tr4/isdir")"
 
@@ -378,15 +379,16 @@ grep -qi usage "$tmp/help.out" || fail "help: no usage on stdout: $(head -c 200 
 
 # ---------------------------------------------------------------- unwritable outputs
 
-run nowrite run "$JOB" --format json --replications 20 --trace "$tmp/no-such-dir/x.json"
-expect_rc nowrite 1
-expect_in "$tmp/nowrite.err" "$tmp/no-such-dir/x" nowrite
-run nowrite_norel run "$NOREL" --format json --trace "$tmp/no-such-dir/x.json"
-expect_rc nowrite_norel 1
-expect_in "$tmp/nowrite_norel.err" "$tmp/no-such-dir/x.json" nowrite_norel
-run nowrite_run run "$JOB" --format json --replications 20 --run-trace "$tmp/no-such-dir/r.json"
-expect_rc nowrite_run 1
-expect_in "$tmp/nowrite_run.err" "$tmp/no-such-dir/r.json" nowrite_run
+# A trace path in a missing directory is refused before the simulation: exit 2, no report.
+# (tests/cli_outputs.sh tries every kind of output target.)
+for c in "nowrite $JOB --trace x.json" "nowrite_norel $NOREL --trace x.json" \
+         "nowrite_run $JOB --run-trace r.json"; do
+    set -- $c
+    run "$1" run "$2" --format json --replications 20 "$3" "$tmp/no-such-dir/$4"
+    expect_rc "$1" 2
+    expect_in "$tmp/$1.err" "$tmp/no-such-dir/$4: the directory $tmp/no-such-dir does not exist" "$1"
+    [ -s "$tmp/$1.out" ] && fail "$1: printed a report although the output path was refused"
+done
 [ -e "$tmp/no-such-dir" ] && fail "nowrite: created $tmp/no-such-dir"
 
 finish

@@ -177,8 +177,9 @@ sim_rows=$(grep -c ',simulated,' "$tmp/csv/all.csv")
 [ "$sim_rows" -eq $((2 * simulated)) ] || fail "csv: $sim_rows simulated rows, expected $((2 * simulated))"
 [ "$(ls -A "$tmp/csv")" = "all.csv" ] || fail "csv: leftover files: $(ls -A "$tmp/csv")"
 run csv_unwritable sweep "$SMALL" --format json --no-progress --csv "$tmp/no-such-dir/all.csv"
-expect_rc csv_unwritable 1
-expect_in "$tmp/csv_unwritable.err" "$tmp/no-such-dir/all.csv" csv_unwritable
+expect_rc csv_unwritable 2
+expect_in "$tmp/csv_unwritable.err" "--csv: $tmp/no-such-dir/all.csv: the directory" csv_unwritable
+[ -s "$tmp/csv_unwritable.out" ] && fail "csv_unwritable: the sweep ran although --csv was refused"
 
 # --format csv: the top K, one row each after a header; --top overrides the file's top.
 run fcsv sweep "$SMALL" --format csv --no-progress --top 2

@@ -31,7 +31,7 @@ rc=$?
 check "stopped sweep exits with 130" test $rc -eq 130
 check "stopped sweep prints no answer" test ! -s out1.json
 check "partial file has the default name" test -f p90-sweep.partial.json
-check "partial file is marked" grep -q '"trainsim_partial_sweep": 1' p90-sweep.partial.json
+check "partial file is marked" grep -q '"trainsim_partial_sweep": 2' p90-sweep.partial.json
 check "stderr says where the work is and how to resume" \
     grep -q -- "--resume p90-sweep.partial.json" err1.txt
 check "no temporary file is left" test -z "$(ls | grep '\.tmp\.')"
@@ -51,7 +51,7 @@ check "resumed answer equals the uninterrupted one" \
 sed 's/"top": 4/"top": 3/' "$sweep" >changed.json
 "$bin" sweep changed.json --exhaustive --no-progress --resume second.json >/dev/null 2>err2.txt
 check "changed sweep is refused with exit 2" test $? -eq 2
-check "the refusal says the sweep changed" grep -q "the sweep changed since it was interrupted" err2.txt
+check "the refusal says the sweep file changed" grep -q "the inputs changed since the partial was written (the sweep now reads changed.json where it read " err2.txt
 "$bin" sweep "$sweep" --no-progress --resume missing.json >/dev/null 2>err3.txt
 check "missing partial file is an input error" test $? -eq 2
 
@@ -70,7 +70,7 @@ kill -INT "$pid"
 wait "$pid"
 rc=$?
 check "SIGINT stops the sweep with exit 130" test $rc -eq 130
-check "SIGINT leaves a marked partial file" grep -q '"trainsim_partial_sweep": 1' big.json
+check "SIGINT leaves a marked partial file" grep -q '"trainsim_partial_sweep": 2' big.json
 check "SIGINT leaves no temporary file" test -z "$(ls | grep '\.tmp\.')"
 TRAINSIM_TEST_STOP_AFTER_BATCHES=1 "$bin" sweep "$big" --exhaustive --no-progress \
     --resume big.json --partial big2.json >/dev/null 2>&1

@@ -3,10 +3,12 @@
  * CLI's SIGINT handler raises, here raised after N batches) keeps its finished work, a
  * partial file carries it exactly, and the resumed run reaches the same answer, bit for bit,
  * as an uninterrupted run, whatever the thread counts. The partial file refuses a changed
- * sweep.
+ * sweep or catalogue file (the fingerprint), an edited or damaged content (the checksum) and
+ * values no simulation gives (the value checks).
  */
 #include "test_helpers.h"
 
+#include <dirent.h>
 #include <unistd.h>
 
 #include "search/search.h"
@@ -206,12 +208,20 @@ static void partial_file_holds_outcomes_exactly(void **state)
     struct ts_err err;
     assert_int_equal(ts_sweep_progress_write(partial_file, sw, &r.progress, &err), TS_OK);
     /* Written through a temporary name: nothing but the file itself is left. */
-    char tmp[1100];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", partial_file, (long)getpid());
-    assert_false(ts_file_exists(tmp));
+    char prefix[1100];
+    snprintf(prefix, sizeof prefix, "%s.tmp.", partial_file);
+    DIR *d = opendir(".");
+    assert_non_null(d);
+    for (struct dirent *e; (e = readdir(d)) != NULL;)
+        if (strncmp(e->d_name, prefix, strlen(prefix)) == 0) {
+            print_error("temporary file left: %s\n", e->d_name);
+            fail();
+        }
+    closedir(d);
     char *text;
     assert_int_equal(ts_file_read(partial_file, &text, NULL, &err), TS_OK);
-    assert_non_null(strstr(text, "\"trainsim_partial_sweep\": 1"));
+    assert_non_null(strstr(text, "\"trainsim_partial_sweep\": 2"));
+    assert_non_null(strstr(text, "\"checksum\": \"fnv1a64:"));
     free(text);
     struct ts_sweep_progress back;
     assert_int_equal(ts_sweep_progress_load(partial_file, sw, &back, &err), TS_OK);
@@ -240,10 +250,230 @@ static void partial_file_of_a_changed_sweep_is_refused(void **state)
     struct ts_err err;
     assert_int_equal(ts_sweep_progress_write(partial_file, sw, &r.progress, &err), TS_OK);
     ts_sweep_result_free(&r);
-    sw->fingerprint ^= 1;     /* as if one byte of the file had changed */
+    sw->fingerprint ^= 1;     /* as if a value in one of its files had changed */
     struct ts_sweep_progress back;
     int rc = ts_sweep_progress_load(partial_file, sw, &back, &err);
-    assert_input_error(rc, &err, "the sweep changed since it was interrupted");
+    assert_input_error(rc, &err, "the inputs changed since the partial was written");
+    free(sw);
+}
+
+static void fingerprint_covers_every_catalogue_file_the_sweep_reads(void **state)
+{
+    (void)state;
+    struct ts_sweep *sw = load_sweep();
+    /* p90-sweep.json names one model and two systems, each with its accelerator; loading an
+     * accelerator reads the attention-kernel tables of its generation (one per named fused
+     * kernel, each recorded once however often it is read). */
+    int k_tables = TS_ATTN_XLA - TS_ATTN_FA1 + 1;
+    assert_int_equal(sw->inputs.n, 6 + k_tables);
+    assert_int_equal(sw->inputs.recorded, 6 + 2 * k_tables);
+    assert_string_equal(sw->inputs.files[0].path, sweep_file);
+    char want[16][64];
+    int w = 0;
+    snprintf(want[w++], sizeof want[0], "models/gpt2-124m.json");
+    snprintf(want[w++], sizeof want[0], "hardware/systems/dgx-a100-80g.json");
+    snprintf(want[w++], sizeof want[0], "hardware/accelerators/a100-sxm-80g.json");
+    for (int k = TS_ATTN_FA1; k <= TS_ATTN_XLA; k++)
+        snprintf(want[w++], sizeof want[0], "hardware/attention/%s.json", ts_attention_names[k]);
+    snprintf(want[w++], sizeof want[0], "hardware/systems/dgx-h100.json");
+    snprintf(want[w++], sizeof want[0], "hardware/accelerators/h100-sxm.json");
+    assert_int_equal(w + 1, sw->inputs.n);
+    for (int i = 1; i < sw->inputs.n; i++) {
+        const char *path = sw->inputs.files[i].path;
+        size_t n = strlen(path), m = strlen(want[i - 1]);
+        if (n < m || strcmp(path + n - m, want[i - 1]) != 0) {
+            print_error("input %d is %s, expected .../%s\n", i, path, want[i - 1]);
+            fail();
+        }
+    }
+    /* The fingerprint continues the hash of the hashes over the version (independent: the
+     * FNV-1a definition applied here by hand). */
+    /* Files are hashed in the order they are read, repeats included: the sweep, the model,
+     * each system, its accelerator and that accelerator's tables (read again for the second
+     * accelerator). */
+    int order[32], no = 0;
+    for (int i = 0; i < 4 + k_tables; i++)
+        order[no++] = i;
+    order[no++] = 4 + k_tables;
+    order[no++] = 5 + k_tables;
+    for (int i = 4; i < 4 + k_tables; i++)
+        order[no++] = i;
+    assert_int_equal(no, sw->inputs.recorded);
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (int j = 0; j < no; j++)
+        for (int b = 0; b < 8; b++) {
+            h ^= (sw->inputs.files[order[j]].hash >> (8 * b)) & 0xff;
+            h *= 0x100000001b3ULL;
+        }
+    assert_true(h == sw->inputs.hash);
+    for (const char *c = TS_VERSION; *c; c++) {
+        h ^= (unsigned char)*c;
+        h *= 0x100000001b3ULL;
+    }
+    assert_true(h == sw->fingerprint);
+    free(sw);
+}
+
+static void partial_file_names_the_catalogue_file_that_changed(void **state)
+{
+    (void)state;
+    struct ts_sweep *sw = load_sweep();
+    struct ts_sweep_options opt = options(2, 1, NULL);
+    struct ts_sweep_result r;
+    run(sw, &opt, &r);
+    struct ts_err err;
+    assert_int_equal(ts_sweep_progress_write(partial_file, sw, &r.progress, &err), TS_OK);
+    ts_sweep_result_free(&r);
+    /* As ts_sweep_load would find it had the H100 system file changed. */
+    int h100_system = 4 + (TS_ATTN_XLA - TS_ATTN_FA1 + 1);   /* after the attention tables */
+    sw->inputs.files[h100_system].hash ^= 0x10;
+    sw->fingerprint ^= 0x10;
+    struct ts_sweep_progress back;
+    int rc = ts_sweep_progress_load(partial_file, sw, &back, &err);
+    assert_input_error(rc, &err, "the inputs changed since the partial was written");
+    assert_input_error(rc, &err, "hardware/systems/dgx-h100.json changed");
+    free(sw);
+}
+
+static void fnv1a64_matches_the_published_test_vectors(void **state)
+{
+    (void)state;
+    /* draft-eastlake-fnv-17, section 8 (test vectors for FNV-1a 64): "" and "a", "foobar". */
+    assert_true(ts_fnv1a64(TS_FNV1A64_INIT, "", 0) == 0xcbf29ce484222325ULL);
+    assert_true(ts_fnv1a64(TS_FNV1A64_INIT, "a", 1) == 0xaf63dc4c8601ec8cULL);
+    assert_true(ts_fnv1a64(TS_FNV1A64_INIT, "foobar", 6) == 0x85944171f73967e8ULL);
+}
+
+/* An interrupted run's progress, written with a valid checksum after `edit` changed it: the
+ * value checks must refuse it with `needle`. */
+static void refuse_edited(void (*edit)(struct ts_sweep_progress *p, int np), const char *needle)
+{
+    struct ts_sweep *sw = load_sweep();
+    struct ts_sweep_options opt = options(2, 3, NULL);
+    struct ts_sweep_result r;
+    run(sw, &opt, &r);
+    assert_true(r.interrupted);
+    struct ts_err err;
+    /* Unedited, it loads. */
+    assert_int_equal(ts_sweep_progress_write(partial_file, sw, &r.progress, &err), TS_OK);
+    struct ts_sweep_progress back;
+    assert_int_equal(ts_sweep_progress_load(partial_file, sw, &back, &err), TS_OK);
+    ts_sweep_progress_free(&back);
+    edit(&r.progress, sw->n_pricing);
+    assert_int_equal(ts_sweep_progress_write(partial_file, sw, &r.progress, &err), TS_OK);
+    int rc = ts_sweep_progress_load(partial_file, sw, &back, &err);
+    assert_input_error(rc, &err, needle);
+    assert_input_error(rc, &err, partial_file);
+    ts_sweep_result_free(&r);
+    free(sw);
+}
+
+static void edit_nan_time(struct ts_sweep_progress *p, int np)
+{
+    p->outcomes[np].time_s = NAN;
+}
+static void edit_negative_cost(struct ts_sweep_progress *p, int np)
+{
+    (void)np;
+    p->outcomes[1].cost_usd = -1e308;
+    p->outcomes[1].objective = -1e308;  /* the objective is the cost: still consistent */
+}
+static void edit_objective_divided(struct ts_sweep_progress *p, int np)
+{
+    (void)np;
+    p->outcomes[0].objective /= 1000;
+}
+static void edit_mfu(struct ts_sweep_progress *p, int np)
+{
+    (void)np;
+    p->outcomes[2].mfu = 2.0;
+}
+static void edit_counter(struct ts_sweep_progress *p, int np)
+{
+    (void)np;
+    p->rejected_deadline_p += 1;
+}
+static void edit_duplicate(struct ts_sweep_progress *p, int np)
+{
+    (void)np;
+    p->layout[2] = p->layout[1];
+}
+static void edit_mc_flag(struct ts_sweep_progress *p, int np)
+{
+    (void)np;
+    p->mc_failed[0] = 1;            /* a deadline miss without a Monte Carlo */
+    p->rejected_deadline_p += 1;    /* counted, so that only the flag is wrong */
+}
+
+static void partial_file_with_values_out_of_range_is_refused_even_with_a_valid_checksum(void **state)
+{
+    (void)state;
+    refuse_edited(edit_nan_time, "evaluated[1].outcomes[0]: time_s: nan is out of range");
+    refuse_edited(edit_negative_cost, "outcomes[1]: cost_usd: -1e+308 is out of range");
+    refuse_edited(edit_objective_divided, "outcomes[0]: objective: ");
+    refuse_edited(edit_mfu, "outcomes[0]: mfu: 2 is out of range (expected a fraction");
+}
+
+static void partial_file_with_inconsistent_counters_is_refused_even_with_a_valid_checksum(void **state)
+{
+    (void)state;
+    refuse_edited(edit_counter, "counter inconsistent: \"rejected_deadline_probability\"");
+    refuse_edited(edit_duplicate, "is listed twice");
+    refuse_edited(edit_mc_flag, "mc_failed: inconsistent");
+}
+
+/* The partial file's text with the first occurrence of `from` replaced by `to`. */
+static void rewrite_partial(const char *from, const char *to)
+{
+    struct ts_err err;
+    char *text;
+    size_t len;
+    assert_int_equal(ts_file_read(partial_file, &text, &len, &err), TS_OK);
+    char *at = strstr(text, from);
+    assert_non_null(at);
+    struct ts_buf b;
+    ts_buf_init(&b);
+    ts_buf_append(&b, text, (size_t)(at - text));
+    ts_buf_printf(&b, "%s%s", to, at + strlen(from));
+    assert_int_equal(ts_file_write_atomic(partial_file, b.data, b.len, &err), TS_OK);
+    ts_buf_free(&b);
+    free(text);
+}
+
+static void edited_or_truncated_partial_file_is_refused_by_its_checksum(void **state)
+{
+    (void)state;
+    struct ts_sweep *sw = load_sweep();
+    struct ts_sweep_options opt = options(2, 3, NULL);
+    struct ts_sweep_result r;
+    run(sw, &opt, &r);
+    struct ts_err err;
+    struct ts_sweep_progress back;
+    /* Counters, a layout index and the fingerprint changed in the text. */
+    const char *edits[][2] = {{"\"rejected_deadline_probability\": 0", "\"rejected_deadline_probability\": 1"},
+                              {"\"simulated\": 6", "\"simulated\": 5"},
+                              {"{\"layout\": ", "{\"layout\": 1"},
+                              {"\"fingerprint\": \"", "\"fingerprint\": \"0"}};
+    for (size_t i = 0; i < TS_ARRAY_LEN(edits); i++) {
+        assert_int_equal(ts_sweep_progress_write(partial_file, sw, &r.progress, &err), TS_OK);
+        rewrite_partial(edits[i][0], edits[i][1]);
+        int rc = ts_sweep_progress_load(partial_file, sw, &back, &err);
+        assert_int_equal(rc, TS_ERR_INPUT);
+        if (!strstr(err.msg, "checksum mismatch") && !strstr(err.msg, "no fingerprint")) {
+            print_error("edit %zu: %s\n", i, err.msg);
+            fail();
+        }
+    }
+    /* Cut short. */
+    assert_int_equal(ts_sweep_progress_write(partial_file, sw, &r.progress, &err), TS_OK);
+    char *text;
+    size_t len;
+    assert_int_equal(ts_file_read(partial_file, &text, &len, &err), TS_OK);
+    assert_int_equal(ts_file_write_atomic(partial_file, text, len / 2, &err), TS_OK);
+    free(text);
+    assert_input_error(ts_sweep_progress_load(partial_file, sw, &back, &err), &err,
+                       "a truncated or damaged partial file cannot be resumed");
+    ts_sweep_result_free(&r);
     free(sw);
 }
 
@@ -275,7 +505,8 @@ static void malformed_partial_file_is_an_input_error(void **state)
     struct ts_sweep_progress back;
     const char *bad[] = {
         "{}",
-        "{\"trainsim_partial_sweep\": 2}",
+        "{\"trainsim_partial_sweep\": 1}",
+        "{\"trainsim_partial_sweep\": 2, \"trainsim_version\": \"0.0.0-other\"}",
         "[1, 2]",
         "{\"trainsim_partial_sweep\": 1, \"fingerprint\": \"x\"}",
     };
@@ -285,10 +516,11 @@ static void malformed_partial_file_is_an_input_error(void **state)
         assert_int_equal(rc, TS_ERR_INPUT);
         assert_non_null(strstr(err.msg, partial_file));
     }
-    char good[256];
-    snprintf(good, sizeof good, "{\"trainsim_partial_sweep\": 1, \"fingerprint\": \"%016llx\", "
-             "\"rejected_deadline_probability\": 0, \"evaluated\": [{\"layout\": 1}]}",
-             (unsigned long long)sw->fingerprint);
+    char good[512];
+    snprintf(good, sizeof good, "{\"trainsim_partial_sweep\": 2, \"trainsim_version\": \"%s\", "
+             "\"fingerprint\": \"%016llx\", \"checksum\": \"fnv1a64:0123456789abcdef\", "
+             "\"simulated\": 1, \"rejected_deadline_probability\": 0, "
+             "\"evaluated\": [{\"layout\": 1}]}", TS_VERSION, (unsigned long long)sw->fingerprint);
     assert_int_equal(ts_file_write_atomic(partial_file, good, strlen(good), &err), TS_OK);
     assert_input_error(ts_sweep_progress_load(partial_file, sw, &back, &err), &err,
                        "evaluated[0]: malformed entry");
@@ -304,6 +536,12 @@ int main(void)
         cmocka_unit_test(resumed_exhaustive_sweep_gives_the_uninterrupted_answer),
         cmocka_unit_test(partial_file_holds_outcomes_exactly),
         cmocka_unit_test(partial_file_of_a_changed_sweep_is_refused),
+        cmocka_unit_test(fingerprint_covers_every_catalogue_file_the_sweep_reads),
+        cmocka_unit_test(partial_file_names_the_catalogue_file_that_changed),
+        cmocka_unit_test(fnv1a64_matches_the_published_test_vectors),
+        cmocka_unit_test(partial_file_with_values_out_of_range_is_refused_even_with_a_valid_checksum),
+        cmocka_unit_test(partial_file_with_inconsistent_counters_is_refused_even_with_a_valid_checksum),
+        cmocka_unit_test(edited_or_truncated_partial_file_is_refused_by_its_checksum),
         cmocka_unit_test(partial_file_for_other_layouts_is_refused),
         cmocka_unit_test(malformed_partial_file_is_an_input_error),
     };

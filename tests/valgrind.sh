@@ -29,6 +29,7 @@ build=$(cd "$build" && pwd)
 logs="$build/valgrind-logs"
 rm -rf "$logs"
 mkdir -p "$logs"
+chmod 1777 "$logs"  # tests/cli_outputs.sh runs trainsim as an unprivileged user too
 
 vg=(valgrind --error-exitcode=1 --leak-check=full --errors-for-leak-kinds=definite
     --show-leak-kinds=definite --track-origins=yes --quiet)

@@ -205,27 +205,6 @@ static void accel_ref(const char *accel_path, const char *system_path, char *out
         snprintf(out, n, ".%s", base);      /* "./NAME": a path, not a catalogue name */
 }
 
-/* TS_OK if the directory that will hold `path` is writable; else prints why (a calibration
- * should not run for minutes before finding out). */
-static int check_writable(const char *path)
-{
-    char dir[PATH_MAX];
-    ts_strlcpy(dir, path, sizeof dir);
-    char *slash = strrchr(dir, '/');
-    if (slash == dir)
-        dir[1] = '\0';
-    else if (slash)
-        *slash = '\0';
-    else
-        ts_strlcpy(dir, ".", sizeof dir);
-    if (access(dir, W_OK) != 0) {
-        fprintf(stderr, "trainsim calibrate: cannot write %s: directory %s: %s\n", path, dir,
-                strerror(errno));
-        return TS_ERR_RUNTIME;
-    }
-    return TS_OK;
-}
-
 /* ---------------------------------------------------------------- report */
 
 static void add_num(cJSON *o, const char *key, double v)
@@ -426,8 +405,14 @@ int ts_cli_calibrate(int argc, char **argv)
     if (parse_options(argc, argv, &o))
         return TS_ERR_INPUT;
 
-    if ((o.out && check_writable(o.out)) || (o.system_out && check_writable(o.system_out)))
-        return TS_ERR_RUNTIME;
+    /* The outputs are checked first: a calibration should not run for minutes before
+     * finding out that it cannot write its result. */
+    const char *not_system[] = {o.out, NULL};
+    int checked;
+    if ((o.out && (checked = ts_cli_check_output("calibrate", "--out", o.out, NULL))) ||
+        (o.system_out &&
+         (checked = ts_cli_check_output("calibrate", "--system-out", o.system_out, not_system))))
+        return checked;
 
     struct ts_err err;
     ts_err_clear(&err);

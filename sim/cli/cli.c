@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "cli/cli.h"
 
@@ -34,10 +35,40 @@ int ts_cli_emit(const struct ts_buf *buf, const char *path)
         }
         return TS_OK;
     }
+    errno = 0;
     if (fwrite(buf->data, 1, buf->len, stdout) != buf->len || fflush(stdout) != 0) {
-        fprintf(stderr, "trainsim: cannot write to standard output\n");
+        fprintf(stderr, "trainsim: cannot write to standard output: %s\n",
+                errno ? strerror(errno) : "write error");
         return TS_ERR_RUNTIME;
     }
+    return TS_OK;
+}
+
+/* Whether a and b name the same regular file (or the same absent path). */
+static bool same_file(const char *a, const char *b)
+{
+    struct stat sa, sb;
+    bool ha = stat(a, &sa) == 0, hb = stat(b, &sb) == 0;
+    if (ha && hb)
+        return S_ISREG(sa.st_mode) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+    return !ha && !hb && strcmp(a, b) == 0;
+}
+
+int ts_cli_check_output(const char *cmd, const char *opt, const char *path,
+                        const char *const others[])
+{
+    struct ts_err err;
+    if (ts_file_check_output(path, &err)) {
+        fprintf(stderr, "trainsim %s: %s: %s\n", cmd, opt, err.msg);
+        return err.status;
+    }
+    for (int i = 0; others && others[i]; i++)
+        if (same_file(path, others[i])) {
+            fprintf(stderr, "trainsim %s: %s: %s is the same file as %s, another input or "
+                    "output of this command: writing it would destroy the other (name another "
+                    "file)\n", cmd, opt, path, others[i]);
+            return TS_ERR_INPUT;
+        }
     return TS_OK;
 }
 

@@ -48,6 +48,13 @@ int ts_cli_positional(const char *cmd, const char *what, const char *arg, const 
 /* Prints "missing FILE" and returns -1 when no FILE was given. */
 int ts_cli_need_file(const char *cmd, const char *file);
 
+/* Check an output path before the work (ts_file_check_output), and that it is not one of the
+ * NULL-terminated `others` (the input files, and the outputs already checked): a regular file
+ * named twice would be overwritten. Devices and FIFOs may be named more than once. Prints
+ * "trainsim CMD: OPT: why" and returns the exit status (0 when the path is fine). */
+int ts_cli_check_output(const char *cmd, const char *opt, const char *path,
+                        const char *const others[]);
+
 /* A file named after another: path (or, with base_only, its last component) without a
  * trailing ".json", plus suffix. out is "" if it does not fit. */
 void ts_cli_derived_path(const char *path, bool base_only, const char *suffix, char *out, size_t n);

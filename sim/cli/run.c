@@ -37,6 +37,13 @@ void ts_cli_run_help(FILE *f)
             "\n"
             "An infeasible job (out of memory) is a result: exit 0 with \"feasible\": false.\n"
             "\n"
+            "Trace paths are checked before the simulation (exit 2: missing or unwritable\n"
+            "directory, a directory, an unwritable file). A regular file is written to a\n"
+            "temporary file beside it and renamed when complete; a device or FIFO (/dev/null,\n"
+            "/dev/stdout) is written through, never replaced; a failed write exits 1 with the\n"
+            "reason. Ctrl-C, SIGTERM and SIGHUP end the run at once (nothing is saved; the shell\n"
+            "reports 130, 143, 129) and never leave a temporary or half-written trace.\n"
+            "\n"
             "examples:\n"
             "  trainsim run configs/gpt3-175b-a100.json\n"
             "  trainsim run configs/validation/korthikanti-175b-seqsel.json --format json\n"
@@ -119,6 +126,20 @@ int ts_cli_run(int argc, char **argv)
         fprintf(stderr, "trainsim: %s\n", err.msg);
         free(job);
         return rc;
+    }
+
+    /* The outputs are checked before the work (the implicit OUT.run.json only when the job
+     * will write it). */
+    const char *outputs[2][2] = {{"--trace", trace_path},
+                                 {"--run-trace", job->has_reliability || !run_trace_implicit
+                                                     ? run_trace_path : NULL}};
+    const char *others[] = {file, trace_path, NULL};
+    for (int k = 0; k < 2; k++) {
+        others[1] = k ? trace_path : NULL;
+        if (outputs[k][1] && (rc = ts_cli_check_output("run", outputs[k][0], outputs[k][1], others))) {
+            free(job);
+            return rc;
+        }
     }
 
     struct ts_eval_scratch scratch;

@@ -42,14 +42,25 @@ void ts_cli_sweep_help(FILE *f)
             "                   base name without .json)\n"
             "  --resume P       continue the interrupted sweep whose work P holds; the answer is\n"
             "                   the same as an uninterrupted run's. P must come from the same\n"
-            "                   FILE, unchanged (exit 2 otherwise); it is left in place\n"
+            "                   FILE and catalogue files, unchanged (exit 2 otherwise); it is\n"
+            "                   left in place\n"
             "\n"
-            "Ctrl-C (SIGINT) stops the sweep within a second, in screening, simulation or the\n"
-            "finalists' Monte Carlo: it writes the finished work to the partial file (marked\n"
-            "\"trainsim_partial_sweep\"), says how to resume, and exits with status 130. A second Ctrl-C stops at once. Output files are\n"
-            "written to a temporary name and renamed when complete. (For tests, the environment\n"
-            "variables TRAINSIM_TEST_STOP_AFTER_BATCHES=N and TRAINSIM_TEST_STOP_AFTER_FINALISTS=N\n"
-            "act as a Ctrl-C after N batches or N finalists' Monte Carlo runs.)\n"
+            "Ctrl-C (SIGINT), SIGTERM and SIGHUP (as sent by timeout, Slurm or Kubernetes) stop\n"
+            "the sweep within a second, in screening, simulation or the finalists' Monte Carlo: it writes the finished work to the partial file (marked\n"
+            "\"trainsim_partial_sweep\", with a checksum and a fingerprint of the sweep file, every\n"
+            "catalogue file it reads and the trainsim version), names it on stderr with how to\n"
+            "resume, and exits with status 128 + the signal: 130, 143, 129. A second signal of\n"
+            "the same kind stops at once. --resume refuses (exit 2) a partial file whose inputs\n"
+            "changed or whose content was edited or damaged, saying which check failed.\n"
+            "\n"
+            "Output paths (--csv, --partial) are checked before the sweep starts: a missing or\n"
+            "unwritable directory, a directory, an unwritable file, or an input file is refused\n"
+            "with exit 2 (for the default partial file, a warning). A regular file is written to\n"
+            "a temporary file beside it and renamed when complete; a device or FIFO (/dev/null,\n"
+            "/dev/stdout) is written through, never replaced; a failed write exits 1 with the\n"
+            "reason. (For tests, the environment variables TRAINSIM_TEST_STOP_AFTER_BATCHES=N and\n"
+            "TRAINSIM_TEST_STOP_AFTER_FINALISTS=N act as a Ctrl-C after N batches or N finalists'\n"
+            "Monte Carlo runs.)\n"
             "\n"
             "examples:\n"
             "  trainsim sweep configs/quickstart-sweep.json\n"
@@ -57,13 +68,22 @@ void ts_cli_sweep_help(FILE *f)
             "  trainsim sweep configs/gpt3-175b-layout-sweep.json --csv all.csv\n");
 }
 
-/* Raised by SIGINT; the sweep polls it between batches. */
+/* The signal that asked the sweep to stop (0: none); the sweep polls it. */
 static volatile sig_atomic_t stop_flag;
 
-static void on_sigint(int sig)
+static void on_stop_signal(int sig)
 {
-    (void)sig;
-    stop_flag = 1;     /* SA_RESETHAND: a second Ctrl-C takes the default action */
+    stop_flag = sig;    /* SA_RESETHAND: a second one takes the default action */
+}
+
+/* The signals that save progress: Ctrl-C, and what timeout(1), Slurm and Kubernetes send
+ * (SIGTERM) or a closed terminal or ssh session (SIGHUP). */
+static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
+#define N_STOP_SIGNALS ((int)TS_ARRAY_LEN(stop_signals))
+
+static const char *signal_name(int sig)
+{
+    return sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "SIGINT";
 }
 
 int ts_cli_sweep(int argc, char **argv)
@@ -135,6 +155,22 @@ int ts_cli_sweep(int argc, char **argv)
         ts_cli_derived_path(file, true, ".partial.json", partial_buf, sizeof partial_buf);
         partial = partial_buf;
     }
+    /* Every output is checked before the work: a bad path must not cost a finished sweep. */
+    /* --partial may name the --resume file (it then holds the newer work). */
+    const char *not_partial[] = {file, NULL};
+    const char *not_csv[] = {file, partial, resume, NULL};
+    if ((partial != partial_buf &&
+         (rc = ts_cli_check_output("sweep", "--partial", partial, not_partial))) ||
+        (csv && (rc = ts_cli_check_output("sweep", "--csv", csv, not_csv)))) {
+        ts_sweep_progress_free(&done);
+        free(sw);
+        return rc;
+    }
+    /* The default partial file is only needed if the sweep is interrupted: a directory that
+     * cannot take it (a read-only working directory) is worth a warning, not a refusal. */
+    if (partial == partial_buf && ts_file_check_output(partial, &err))
+        fprintf(stderr, "trainsim sweep: warning: an interrupted sweep could not save its work: "
+                "%s (name another place with --partial)\n", err.msg);
     const char *after = getenv("TRAINSIM_TEST_STOP_AFTER_BATCHES");
     if (after && after[0])
         opt.stop_after_batches = strtol(after, NULL, 10);
@@ -143,16 +179,23 @@ int ts_cli_sweep(int argc, char **argv)
         opt.stop_after_finalists = strtol(after_mc, NULL, 10);
     stop_flag = 0;
     opt.stop = &stop_flag;
-    struct sigaction sa, old_sa;
+    struct sigaction sa, old_sa[N_STOP_SIGNALS];
     memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_sigint;
+    sa.sa_handler = on_stop_signal;
     sigemptyset(&sa.sa_mask);
+    for (int i = 0; i < N_STOP_SIGNALS; i++)
+        sigaddset(&sa.sa_mask, stop_signals[i]);
     sa.sa_flags = SA_RESETHAND;
-    sigaction(SIGINT, &sa, &old_sa);
+    for (int i = 0; i < N_STOP_SIGNALS; i++) {
+        sigaction(stop_signals[i], NULL, &old_sa[i]);
+        /* Under nohup a hangup stays ignored. */
+        if (stop_signals[i] == SIGHUP && old_sa[i].sa_handler == SIG_IGN)
+            continue;
+        sigaction(stop_signals[i], &sa, NULL);
+    }
 
     struct ts_sweep_result *res = ts_xmalloc(sizeof *res);
     rc = ts_sweep_run(sw, &opt, res, &err);
-    sigaction(SIGINT, &old_sa, NULL);
     ts_sweep_progress_free(&done);
     if (rc) {
         fprintf(stderr, "trainsim: %s%s%s\n", resume && rc == TS_ERR_INPUT ? resume : "",
@@ -160,14 +203,17 @@ int ts_cli_sweep(int argc, char **argv)
     } else if (res->interrupted) {
         if (opt.progress)
             fputc('\n', stderr);
+        /* The stand-in for tests stops as Ctrl-C does. */
+        int sig = stop_flag ? (int)stop_flag : SIGINT;
         if ((rc = ts_sweep_progress_write(partial, sw, &res->progress, &err))) {
-            fprintf(stderr, "trainsim: interrupted; could not save the finished work: %s\n", err.msg);
+            fprintf(stderr, "trainsim: interrupted by %s; could not save the finished work: %s\n",
+                    signal_name(sig), err.msg);
         } else {
-            fprintf(stderr, "trainsim: interrupted after simulating %ld of at most %ld candidate "
-                    "layouts; the finished work is in %s\n"
+            fprintf(stderr, "trainsim: interrupted by %s after simulating %ld of at most %ld "
+                    "candidate layouts; the finished work is in %s\n"
                     "continue with: trainsim sweep %s --resume %s (and the same options)\n",
-                    res->progress.n, res->candidates, partial, file, partial);
-            rc = 130;   /* 128 + SIGINT, as a shell reports a job ended by Ctrl-C */
+                    signal_name(sig), res->progress.n, res->candidates, partial, file, partial);
+            rc = 128 + sig;  /* as a shell reports a job ended by that signal: 130, 143, 129 */
         }
     } else {
         struct ts_buf buf;
@@ -184,6 +230,9 @@ int ts_cli_sweep(int argc, char **argv)
         rc = ts_cli_emit(&buf, NULL);
         ts_buf_free(&buf);
     }
+    /* Until here a stop signal only asks the sweep to stop; from here it ends the process. */
+    for (int i = 0; i < N_STOP_SIGNALS; i++)
+        sigaction(stop_signals[i], &old_sa[i], NULL);
     ts_sweep_result_free(res);
     free(res);
     free(sw);

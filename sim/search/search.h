@@ -89,9 +89,13 @@ struct ts_sweep {
     double probability;                     // deadline probability (0: on the expected time)
     enum ts_objective objective;
     int top;                                // k
-    uint64_t fingerprint;                   // FNV-1a 64 of the sweep file's bytes (set by
-                                            //   ts_sweep_load; 0 from ts_sweep_parse): a
-                                            //   partial file resumes only the same sweep
+    /* What the answer depends on, for resuming (set by ts_sweep_load; zero from
+     * ts_sweep_parse): the sweep document and every model, system, accelerator and price file
+     * its parse read, each hashed as parsed (inline objects are part of the sweep document),
+     * and the trainsim version. A partial file resumes only a sweep with the same
+     * fingerprint; `inputs` names the file that changed. */
+    uint64_t fingerprint;                   // FNV-1a 64: inputs.hash continued over TS_VERSION
+    struct ts_inputs inputs;                // the files read, in order
 };
 
 /* Parse a sweep file. */
@@ -163,14 +167,17 @@ struct ts_sweep_progress {
 void ts_sweep_progress_free(struct ts_sweep_progress *p);
 
 /* Write progress as a partial file: JSON marked "trainsim_partial_sweep", the sweep's file
- * name and fingerprint, and the outcomes (doubles written exactly; "inf" / "nan" as strings).
- * Written to a temporary name and renamed into place. */
+ * name, fingerprint and input files, the outcomes (doubles written exactly; "inf" as a
+ * string) and a checksum of it all (progress.c). Written as an output file (util.h). */
 int ts_sweep_progress_write(const char *path, const struct ts_sweep *sw,
                             const struct ts_sweep_progress *p, struct ts_err *err);
 
-/* Read a partial file for `sw` into *out (free with ts_sweep_progress_free). TS_ERR_INPUT when
- * the file is not a partial sweep file, or was written for another sweep file or another
- * version of this one (the fingerprint differs). ts_sweep_run checks the layouts too. */
+/* Read a partial file for `sw` into *out (free with ts_sweep_progress_free). TS_ERR_INPUT, with
+ * a message naming the check that failed, when the file is not a complete partial sweep file
+ * of this format and trainsim version, its checksum does not match its content (edited or
+ * damaged), it was written for other inputs (the fingerprint differs: the message names the
+ * file that changed), or its values are out of range or its counters inconsistent.
+ * ts_sweep_run checks the layouts too. */
 int ts_sweep_progress_load(const char *path, const struct ts_sweep *sw,
                            struct ts_sweep_progress *out, struct ts_err *err);
 
@@ -184,8 +191,9 @@ struct ts_sweep_options {
      * and inside each batch of simulations (a batch cut short is dropped), before each
      * finalist and between its Monte Carlo replications; once it is non-zero the sweep stops
      * within a fraction of a second and returns with result.interrupted and its finished work
-     * (finalists' Monte Carlo included) in result.progress. A signal handler may set it (the CLI's SIGINT handler
-     * does); the library installs no handler. */
+     * (finalists' Monte Carlo included) in result.progress. A signal handler may set it (the
+     * CLI's handler for SIGINT, SIGTERM and SIGHUP stores the signal's number); the library
+     * installs no handler. */
     volatile sig_atomic_t *stop;
     long stop_after_batches;    // act as if *stop rose after this many batches (0: never); a
                                 //   deterministic stand-in for Ctrl-C in tests

@@ -476,34 +476,25 @@ int ts_sweep_parse(const struct ts_jnode *root, struct ts_sweep *sw, struct ts_e
     return TS_OK;
 }
 
-/* FNV-1a, 64-bit (Fowler, Noll, Vo; IETF draft-eastlake-fnv): the sweep file's fingerprint. */
-static uint64_t fnv1a64(const char *data, size_t n)
-{
-    uint64_t h = 0xcbf29ce484222325ULL;
-    for (size_t i = 0; i < n; i++) {
-        h ^= (unsigned char)data[i];
-        h *= 0x100000001b3ULL;
-    }
-    return h;
-}
-
 int ts_sweep_load(const char *file, struct ts_sweep *out, struct ts_err *err)
 {
-    /* Read once: the bytes parsed are the bytes fingerprinted (a pipe cannot be read twice). */
-    char *text;
-    size_t len;
-    int rc = ts_file_read(file, &text, &len, err);
+    cJSON *doc;
+    int rc = ts_json_load(file, &doc, err);
     if (rc)
         return rc;
-    cJSON *doc;
-    rc = ts_json_parse(text, len, file, &doc, err);
+    /* Record the sweep document and every catalogue file its parse loads: the fingerprint
+     * covers all of them (search.h). */
+    struct ts_inputs *inputs = ts_xmalloc(sizeof *inputs);
+    ts_inputs_init(inputs);
+    ts_inputs_record(inputs, file, doc);
+    struct ts_jnode root = ts_jnode_root(doc, file);
+    root.inputs = inputs;
+    rc = ts_sweep_parse(&root, out, err);
+    cJSON_Delete(doc);
     if (rc == TS_OK) {
-        struct ts_jnode root = ts_jnode_root(doc, file);
-        rc = ts_sweep_parse(&root, out, err);
-        cJSON_Delete(doc);
+        out->inputs = *inputs;
+        out->fingerprint = ts_fnv1a64(inputs->hash, TS_VERSION, strlen(TS_VERSION));
     }
-    if (rc == TS_OK)
-        out->fingerprint = fnv1a64(text, len);
-    free(text);
+    free(inputs);
     return rc;
 }

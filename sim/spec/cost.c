@@ -409,6 +409,8 @@ static int load_price_file(const struct ts_jnode *ref, struct ts_cost_config *c,
     if (rc)
         return rc;
     struct ts_jnode root = ts_jnode_root(doc, path);
+    root.inputs = ref->inputs;
+    ts_inputs_record(ref->inputs, path, doc);
     char date[128] = "", source[TS_SOURCE_MAX] = "";
     if ((rc = ts_jnode_check_keys(&root, price_file_keys, err)) ||
         (rc = ts_jnode_get_string(&root, "date", TS_REQUIRED, date, sizeof date, err)) ||

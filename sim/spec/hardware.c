@@ -208,7 +208,7 @@ int ts_accel_parse(const struct ts_jnode *node, struct ts_accel *a, struct ts_er
                                     1.0, &a->overlap_slowdown, err)))
         return rc;
     a->generation = (enum ts_generation)gen;
-    return ts__attention_tables_load(a, err);
+    return ts__attention_tables_load(a, node->inputs, err);
 }
 
 static int parse_accel_any(const struct ts_jnode *n, void *out, struct ts_err *err)

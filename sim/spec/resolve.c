@@ -127,13 +127,16 @@ static const char *const cat_hint[TS_CAT_COUNT] = {"a model name", "an accelerat
                                                    "a software profile name",
                                                    "an attention kernel name"};
 
-int ts__spec_load_file(const char *path, ts__spec_parse_fn parse, void *out, struct ts_err *err)
+int ts__spec_load_file(const char *path, struct ts_inputs *inputs, ts__spec_parse_fn parse,
+                       void *out, struct ts_err *err)
 {
     cJSON *doc;
     int rc = ts_json_load(path, &doc, err);
     if (rc)
         return rc;
     struct ts_jnode root = ts_jnode_root(doc, path);
+    root.inputs = inputs;
+    ts_inputs_record(inputs, path, doc);
     rc = parse(&root, out, err);
     cJSON_Delete(doc);
     return rc;
@@ -146,7 +149,7 @@ int ts__spec_load_ref(enum ts_catalog cat, const char *ref, ts__spec_parse_fn pa
     int rc = ts_spec_resolve(cat, ref, NULL, path, sizeof path, err);
     if (rc)
         return rc;
-    return ts__spec_load_file(path, parse, out, err);
+    return ts__spec_load_file(path, NULL, parse, out, err);
 }
 
 int ts__spec_parse_ref(const struct ts_jnode *node, enum ts_catalog cat, ts__spec_parse_fn parse,
@@ -164,5 +167,5 @@ int ts__spec_parse_ref(const struct ts_jnode *node, enum ts_catalog cat, ts__spe
     struct ts_err inner;
     if (ts_spec_resolve(cat, node->json->valuestring, node->file, path, sizeof path, &inner))
         return ts_err_at(err, node->file, node->path, "%s", inner.msg);
-    return ts__spec_load_file(path, parse, out, err);
+    return ts__spec_load_file(path, node->inputs, parse, out, err);
 }

@@ -484,7 +484,7 @@ static int parse_attn_any(const struct ts_jnode *n, void *out, struct ts_err *er
 
 /* Load the tables of every fused kernel for the accelerator's generation. Kernels without a
  * file in the catalogue (or without a block for the generation) stay absent. */
-int ts__attention_tables_load(struct ts_accel *a, struct ts_err *err)
+int ts__attention_tables_load(struct ts_accel *a, struct ts_inputs *inputs, struct ts_err *err)
 {
     memset(a->attn, 0, sizeof a->attn);
     if (a->generation == TS_GEN_UNKNOWN || a->generation == TS_GEN_CPU)
@@ -496,7 +496,7 @@ int ts__attention_tables_load(struct ts_accel *a, struct ts_err *err)
                             &inner))
             continue;
         struct attn_ctx c = {a->generation, &a->attn[k]};
-        int rc = ts__spec_load_file(path, parse_attn_any, &c, err);
+        int rc = ts__spec_load_file(path, inputs, parse_attn_any, &c, err);
         if (rc)
             return rc;
     }

@@ -16,6 +16,7 @@ struct ts_jnode ts_jnode_root(const cJSON *json, const char *file)
     n.json = json;
     n.file = file;
     n.path[0] = '\0';
+    n.inputs = NULL;
     return n;
 }
 
@@ -30,6 +31,7 @@ static void path_join_key(char *out, size_t n, const char *parent, const char *k
 bool ts_jnode_child(const struct ts_jnode *obj, const char *key, struct ts_jnode *out)
 {
     out->file = obj->file;
+    out->inputs = obj->inputs;
     path_join_key(out->path, sizeof out->path, obj->path, key);
     out->json = cJSON_IsObject(obj->json) ? cJSON_GetObjectItemCaseSensitive(obj->json, key) : NULL;
     return out->json != NULL;
@@ -39,6 +41,7 @@ struct ts_jnode ts_jnode_item(const struct ts_jnode *arr, int index)
 {
     struct ts_jnode n;
     n.file = arr->file;
+    n.inputs = arr->inputs;
     snprintf(n.path, sizeof n.path, "%s[%d]", arr->path, index);
     n.json = cJSON_GetArrayItem(arr->json, index);
     return n;

@@ -1,16 +1,21 @@
 /*
- * Files, clocks, allocation, growable buffers, statistics and seeding helpers.
+ * Files (reading inputs, writing outputs safely), input fingerprints, clocks, allocation,
+ * growable buffers, statistics and seeding helpers.
  */
+#define _XOPEN_SOURCE 700   /* realpath */
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <math.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 #include <sys/stat.h>
+#include <sys/types.h>
 
 #include "util/util.h"
 
@@ -191,29 +196,260 @@ int ts_file_read(const char *path, char **out, size_t *len, struct ts_err *err)
     return ts_file_read_limited(path, TS_INPUT_MAX_BYTES, out, len, err);
 }
 
+/* ---------------------------------------------------------------- output files */
+
+/* What an output path names, links followed (util.h, "Output files"). */
+enum out_kind {
+    OUT_NEW,        // nothing: created through a temporary file
+    OUT_REPLACE,    // a regular file: replaced through a temporary file
+    OUT_THROUGH,    // a device or a FIFO: opened and written
+    OUT_FD,         // /dev/stdout, /dev/stderr, /dev/fd/N: that descriptor
+};
+
+struct out_target {
+    enum out_kind kind;
+    int fd;                     // OUT_FD: the descriptor
+    char file[PATH_MAX];        // OUT_NEW / OUT_REPLACE: the file to create or replace (a
+                                //   link's final target)
+    mode_t mode;                // OUT_REPLACE: its permission bits, kept
+};
+
+/* The directory part of path ("." for a bare name). */
+static void dir_of(const char *path, char *dir, size_t n)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash)
+        ts_strlcpy(dir, ".", n);
+    else if (slash == path)
+        ts_strlcpy(dir, "/", n);
+    else
+        snprintf(dir, n, "%.*s", (int)(slash - path), path);
+}
+
+/* The directory that will hold file must exist and take new files. */
+static int check_dir(const char *shown, const char *file, struct ts_err *err)
+{
+    char dir[PATH_MAX];
+    dir_of(file, dir, sizeof dir);
+    struct stat st;
+    if (stat(dir, &st) != 0) {
+        if (errno == ENOENT)
+            return ts_err_set(err, TS_ERR_INPUT, "%s: the directory %s does not exist (create it "
+                              "or name a file in another directory)", shown, dir);
+        return ts_err_set(err, TS_ERR_INPUT, "%s: cannot use the directory %s: %s", shown, dir,
+                          strerror(errno));
+    }
+    if (!S_ISDIR(st.st_mode))
+        return ts_err_set(err, TS_ERR_INPUT, "%s: %s is not a directory", shown, dir);
+    if (access(dir, W_OK | X_OK) != 0)
+        return ts_err_set(err, TS_ERR_INPUT, "%s: cannot create files in the directory %s: %s "
+                          "(the file is written beside its final name first, then renamed)",
+                          shown, dir, strerror(errno));
+    return TS_OK;
+}
+
+/* /dev/stdout, /dev/stderr and /dev/fd/N: the descriptor, or -1 for any other path. */
+static int fd_name(const char *path)
+{
+    if (strcmp(path, "/dev/stdout") == 0)
+        return STDOUT_FILENO;
+    if (strcmp(path, "/dev/stderr") == 0)
+        return STDERR_FILENO;
+    if (strncmp(path, "/dev/fd/", 8) == 0 && path[8] >= '0' && path[8] <= '9') {
+        char *end;
+        long fd = strtol(path + 8, &end, 10);
+        if (*end == '\0' && fd >= 0 && fd <= 1 << 20)
+            return (int)fd;
+    }
+    return -1;
+}
+
+/* What path names and how it is written; TS_ERR_INPUT when it cannot be. */
+static int out_classify(const char *path, struct out_target *t, struct ts_err *err)
+{
+    memset(t, 0, sizeof *t);
+    if (!path[0])
+        return ts_err_set(err, TS_ERR_INPUT, "an output file name is empty");
+    if (strlen(path) >= sizeof t->file - 32)
+        return ts_err_set(err, TS_ERR_INPUT, "%.80s...: output path too long", path);
+    int fd = fd_name(path);
+    if (fd >= 0) {
+        int fl = fcntl(fd, F_GETFL);
+        if (fl < 0 || (fl & O_ACCMODE) == O_RDONLY)
+            return ts_err_set(err, TS_ERR_INPUT, "%s: descriptor %d is not open for writing",
+                              path, fd);
+        t->kind = OUT_FD;
+        t->fd = fd;
+        return TS_OK;
+    }
+    struct stat st;
+    if (lstat(path, &st) != 0) {
+        if (errno == ENOTDIR)   /* a file where a directory should be: check_dir says which */
+            return check_dir(path, path, err);
+        if (errno != ENOENT)
+            return ts_err_set(err, TS_ERR_INPUT, "%s: cannot write there: %s", path,
+                              strerror(errno));
+        t->kind = OUT_NEW;
+        ts_strlcpy(t->file, path, sizeof t->file);
+        return check_dir(path, path, err);
+    }
+    bool link = S_ISLNK(st.st_mode);
+    if (link && stat(path, &st) != 0) {
+        if (errno == ENOENT)
+            return ts_err_set(err, TS_ERR_INPUT, "%s: a symbolic link to a file that does not "
+                              "exist; trainsim does not create files through a dangling link "
+                              "(remove the link or name another file)", path);
+        return ts_err_set(err, TS_ERR_INPUT, "%s: cannot follow the symbolic link: %s", path,
+                          strerror(errno));
+    }
+    if (S_ISDIR(st.st_mode))
+        return ts_err_set(err, TS_ERR_INPUT, "%s: is a directory (name a file, e.g. %s/out.json)",
+                          path, path);
+    if (S_ISSOCK(st.st_mode))
+        return ts_err_set(err, TS_ERR_INPUT, "%s: is a socket; trainsim writes files, devices "
+                          "and FIFOs only", path);
+    if (access(path, W_OK) != 0)
+        return ts_err_set(err, TS_ERR_INPUT, "%s: not writable: %s", path, strerror(errno));
+    if (!S_ISREG(st.st_mode)) {
+        t->kind = OUT_THROUGH;  /* character or block device, FIFO */
+        return TS_OK;
+    }
+    t->kind = OUT_REPLACE;
+    t->mode = st.st_mode & 07777;
+    if (!link) {
+        ts_strlcpy(t->file, path, sizeof t->file);
+    } else if (!realpath(path, t->file)) {
+        return ts_err_set(err, TS_ERR_INPUT, "%s: cannot follow the symbolic link: %s", path,
+                          strerror(errno));
+    }
+    return check_dir(path, t->file, err);
+}
+
+int ts_file_check_output(const char *path, struct ts_err *err)
+{
+    struct out_target t;
+    return out_classify(path, &t, err);
+}
+
+/* Write all of data to fd, retrying short writes and interruptions. 0 or an errno value. */
+static int write_all(int fd, const char *data, size_t len)
+{
+    while (len > 0) {
+        ssize_t w = write(fd, data, len);
+        if (w < 0) {
+            if (errno == EINTR)
+                continue;
+            return errno;
+        }
+        data += w;
+        len -= (size_t)w;
+    }
+    return 0;
+}
+
+/* The signals whose default action ends the process and that a user or scheduler sends. */
+static void fatal_signals(sigset_t *set)
+{
+    sigemptyset(set);
+    sigaddset(set, SIGINT);
+    sigaddset(set, SIGTERM);
+    sigaddset(set, SIGHUP);
+    sigaddset(set, SIGQUIT);
+}
+
+/* Create file's temporary sibling exclusively: "FILE.tmp.PID.XXXXXXXX", another name if one
+ * is taken (a planted file or link is never opened). The fd, or -1 with errno set. */
+static int create_temp(const char *file, char *tmp, size_t n)
+{
+    static _Atomic unsigned long counter;
+    uint64_t salt = ts_rng_mix64((uint64_t)getpid() ^ (uint64_t)(ts_time_now() * 1e9));
+    for (int attempt = 0; attempt < 100; attempt++) {
+        uint64_t r = ts_rng_mix64(salt ^ counter++);
+        snprintf(tmp, n, "%s.tmp.%ld.%08lx", file, (long)getpid(),
+                 (unsigned long)(r & 0xffffffffUL));
+        int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+        if (fd >= 0 || errno != EEXIST)
+            return fd;
+    }
+    errno = EEXIST;
+    return -1;
+}
+
+/* Write data to a temporary file next to t->file and rename it over t->file. */
+static int write_replace(const char *path, const struct out_target *t, const char *data,
+                         size_t len, struct ts_err *err)
+{
+    sigset_t block, old;
+    fatal_signals(&block);
+    pthread_sigmask(SIG_BLOCK, &block, &old);
+    char tmp[PATH_MAX + 64];
+    int rc = TS_OK;
+    int fd = create_temp(t->file, tmp, sizeof tmp);
+    if (fd < 0) {
+        char dir[PATH_MAX];
+        dir_of(t->file, dir, sizeof dir);
+        rc = ts_err_set(err, TS_ERR_RUNTIME, "%s: cannot create a temporary file in %s: %s",
+                        path, dir, strerror(errno));
+        goto done;
+    }
+    if (t->kind == OUT_REPLACE)
+        (void)fchmod(fd, t->mode);  /* keep the file's permissions (best effort) */
+    int e = write_all(fd, data, len);
+    if (!e && fsync(fd) != 0 && errno != EINVAL && errno != EROFS)
+        e = errno;
+    if (close(fd) != 0 && !e)
+        e = errno;
+    if (!e && rename(tmp, t->file) != 0)
+        e = errno;
+    if (e) {
+        unlink(tmp);
+        rc = ts_err_set(err, TS_ERR_RUNTIME, "%s: cannot write: %s", path, strerror(e));
+        goto done;
+    }
+    /* The rename itself reaches the disk with the directory (best effort). */
+    char dir[PATH_MAX];
+    dir_of(t->file, dir, sizeof dir);
+    int dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dfd >= 0) {
+        (void)fsync(dfd);
+        close(dfd);
+    }
+done:
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    return rc;
+}
+
 int ts_file_write_atomic(const char *path, const char *data, size_t len, struct ts_err *err)
 {
-    char tmp[4096];
-    int w = snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    if (w < 0 || (size_t)w >= sizeof tmp)
-        return ts_err_set(err, TS_ERR_INPUT, "%s: path too long", path);
-    FILE *f = fopen(tmp, "wb");
-    if (!f)
-        return ts_err_set(err, TS_ERR_RUNTIME, "%s: cannot write: %s", path, strerror(errno));
-    size_t put = fwrite(data, 1, len, f);
-    int bad = put != len || fflush(f) != 0;
-    if (!bad)
-        fsync(fileno(f));
-    bad |= fclose(f) != 0;
-    if (bad) {
-        remove(tmp);
-        return ts_err_set(err, TS_ERR_RUNTIME, "%s: write failed", path);
+    struct out_target t;
+    if (out_classify(path, &t, err)) {
+        /* Checked before the work (ts_file_check_output): what fails now changed since. */
+        if (err)
+            err->status = TS_ERR_RUNTIME;
+        return TS_ERR_RUNTIME;
     }
-    if (rename(tmp, path) != 0) {
-        int e = errno;
-        remove(tmp);
-        return ts_err_set(err, TS_ERR_RUNTIME, "%s: cannot rename into place: %s", path, strerror(e));
+    if (t.kind == OUT_NEW || t.kind == OUT_REPLACE)
+        return write_replace(path, &t, data, len, err);
+    int fd = t.fd, e = 0;
+    if (t.kind == OUT_FD) {
+        /* What stdio holds for the same descriptor goes first. */
+        fflush(fd == STDOUT_FILENO ? stdout : fd == STDERR_FILENO ? stderr : NULL);
     }
+    if (t.kind == OUT_THROUGH) {
+        do
+            fd = open(path, O_WRONLY | O_NOCTTY | O_CLOEXEC);
+        while (fd < 0 && errno == EINTR);
+        if (fd < 0)
+            return ts_err_set(err, TS_ERR_RUNTIME, "%s: cannot open for writing: %s", path,
+                              strerror(errno));
+    }
+    e = write_all(fd, data, len);
+    if (t.kind == OUT_THROUGH) {
+        if (close(fd) != 0 && !e && errno != EINTR)
+            e = errno;
+    }
+    if (e)
+        return ts_err_set(err, TS_ERR_RUNTIME, "%s: cannot write: %s", path, strerror(e));
     return TS_OK;
 }
 
@@ -292,4 +528,51 @@ uint64_t ts_rng_mix64(uint64_t x)
 uint64_t ts_rng_stream_seed(uint64_t seed, uint64_t index, uint64_t purpose)
 {
     return ts_rng_mix64(ts_rng_mix64(ts_rng_mix64(seed) ^ index) ^ (purpose * 0x632be59bd9b4e019ULL));
+}
+
+/* ---------------------------------------------------------------- input fingerprints */
+
+uint64_t ts_fnv1a64(uint64_t h, const void *data, size_t n)
+{
+    const unsigned char *p = data;
+    for (size_t i = 0; i < n; i++) {
+        h ^= p[i];
+        h *= 0x100000001b3ULL;     /* the 64-bit FNV prime, 2^40 + 2^8 + 0xb3 */
+    }
+    return h;
+}
+
+uint64_t ts_fnv1a64_u64(uint64_t h, uint64_t v)
+{
+    unsigned char b[8];
+    for (int i = 0; i < 8; i++)
+        b[i] = (unsigned char)(v >> (8 * i));
+    return ts_fnv1a64(h, b, sizeof b);
+}
+
+void ts_inputs_init(struct ts_inputs *in)
+{
+    memset(in, 0, sizeof *in);
+    in->hash = TS_FNV1A64_INIT;
+}
+
+void ts_inputs_record(struct ts_inputs *in, const char *path, const cJSON *doc)
+{
+    if (!in)
+        return;
+    char *text = cJSON_PrintUnformatted(doc);
+    TS_ASSERT(text != NULL, "out of memory printing %s", path);
+    uint64_t h = ts_fnv1a64(TS_FNV1A64_INIT, text, strlen(text));
+    cJSON_free(text);
+    in->hash = ts_fnv1a64_u64(in->hash, h);
+    in->recorded++;
+    for (int i = 0; i < in->n; i++)
+        if (in->files[i].hash == h &&
+            strncmp(in->files[i].path, path, sizeof in->files[i].path - 1) == 0)
+            return;
+    if (in->n < TS_INPUTS_MAX) {
+        ts_strlcpy(in->files[in->n].path, path, sizeof in->files[in->n].path);
+        in->files[in->n].hash = h;
+        in->n++;
+    }
 }

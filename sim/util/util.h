@@ -8,7 +8,9 @@
  *   - JSON access with the JSON path carried along, so every message can say
  *     "configs/x.json: parallel.tp: 3 does not divide heads (32)";
  *   - statistics helpers (mean, percentiles) and deterministic RNG seeding;
- *   - file helpers (read whole file, write-then-rename).
+ *   - file helpers (read a whole file; check an output path before the work and write it
+ *     safely after: see "output files" below);
+ *   - input fingerprints: which files a parse read, and a hash of each.
  *
  * Library code never exits: fallible functions take `struct ts_err *err` last and return a
  * status (TS_OK on success). Only main chooses exit codes.
@@ -116,13 +118,17 @@ char *ts_quantity_format(double value, enum ts_dim dim, char *buf, size_t n);
 /* A JSON node together with where it came from. `file` is borrowed (must outlive the node);
  * `path` is the JSON path of the node, "" for the document root ("parallel.tp",
  * "reliability.failures[2].mtbf"). */
+struct ts_inputs;
+
 struct ts_jnode {
     const cJSON *json;
     const char *file;
     char path[TS_PATH_MAX];
+    struct ts_inputs *inputs;   // where catalogue files loaded while parsing this node are
+                                //   recorded (ts_inputs_record), or NULL; children inherit it
 };
 
-/* Make the node for a document root. */
+/* Make the node for a document root (inputs NULL: set it to record what the parse loads). */
 struct ts_jnode ts_jnode_root(const cJSON *json, const char *file);
 
 /* Child `key` of an object node. Returns true and fills *out if present; false otherwise
@@ -245,10 +251,73 @@ int ts_file_read(const char *path, char **out, size_t *len, struct ts_err *err);
 int ts_file_read_limited(const char *path, size_t limit, char **out, size_t *len,
                          struct ts_err *err);
 
-/* Write `len` bytes to path atomically: write path.tmp.PID, fsync, rename. */
+/* Output files. What happens depends on what the path names, links followed:
+ *   - nothing, or a regular file: the data go to a temporary file created exclusively
+ *     (O_EXCL, never following a planted file or link) in the same directory, are flushed to
+ *     disk and renamed over the path, so a reader sees the old file or the whole new one, never
+ *     a part. An existing file keeps its permission bits. On any failure the temporary file is
+ *     removed and the old file left as it was; SIGINT, SIGTERM, SIGHUP and SIGQUIT are held
+ *     back (blocked in the calling thread) from creating the temporary file until it is
+ *     renamed or removed, so a signal cannot leave it behind.
+ *   - a symbolic link to a regular file: the file it points to is replaced as above; the link
+ *     stays a link.
+ *   - a character or block device (/dev/null, a terminal), or a FIFO: opened and written
+ *     through, never replaced (a FIFO blocks until it has a reader, as with `> fifo`).
+ *   - /dev/stdout, /dev/stderr, /dev/fd/N: written to that open descriptor, where it points
+ *     now (so `--csv /dev/stdout >> log` appends).
+ * Refused (TS_ERR_INPUT, the message says why and what to do): a directory, a socket, a
+ * symbolic link to nothing, a directory that does not exist or cannot be written, a file that
+ * is not writable. A failed write is TS_ERR_RUNTIME with the system's reason ("PATH: cannot
+ * write: No space left on device"). */
+
+/* Check, before any work, that path can be written as above; creates and changes nothing.
+ * TS_OK or TS_ERR_INPUT with a message starting with the path. */
+int ts_file_check_output(const char *path, struct ts_err *err);
+
+/* Write `len` bytes to the output path as above. Every failure, a refused path included, is
+ * TS_ERR_RUNTIME here: callers check the path with ts_file_check_output before the work, so
+ * what fails now is the system or a path that changed meanwhile. */
 int ts_file_write_atomic(const char *path, const char *data, size_t len, struct ts_err *err);
 
+/* Whether path names a regular file (links followed). */
 bool ts_file_exists(const char *path);
+
+/* ---------------------------------------------------------------- input fingerprints */
+
+/* FNV-1a, 64-bit (Fowler, Noll, Vo; IETF draft-eastlake-fnv-17, section 2): continue the
+ * hash h (TS_FNV1A64_INIT to start) over n bytes. Not cryptographic: it detects change and
+ * corruption, not a forger. */
+#define TS_FNV1A64_INIT 0xcbf29ce484222325ULL
+uint64_t ts_fnv1a64(uint64_t h, const void *data, size_t n);
+
+/* Continue h over a 64-bit value, least significant byte first (the same on every host). */
+uint64_t ts_fnv1a64_u64(uint64_t h, uint64_t v);
+
+#define TS_INPUTS_MAX 64
+
+/* One input file a parse read. */
+struct ts_input_file {
+    char path[512];     // as resolved, e.g. "/opt/trainsim/configs/prices/aws-p5-2023.json"
+                        //   (truncated if longer; for messages only)
+    uint64_t hash;      // FNV-1a 64 of the parsed document printed canonically (cJSON,
+                        //   unformatted): any change of a value changes it, whitespace does not
+};
+
+/* The files a parse read, in the order it read them: everything its result depends on. A
+ * value in an inline object is part of the document that holds it. */
+struct ts_inputs {
+    int n;                                      // distinct (path, hash) pairs listed below
+    long recorded;                              // files recorded, repeats included
+    uint64_t hash;                              // FNV-1a 64 over the hash of every recorded
+                                                //   file, repeats included, in order
+    struct ts_input_file files[TS_INPUTS_MAX];  // the first TS_INPUTS_MAX distinct ones
+};
+
+/* Start an empty record. */
+void ts_inputs_init(struct ts_inputs *in);
+
+/* Record that the document doc was read from path (nothing when in is NULL). */
+void ts_inputs_record(struct ts_inputs *in, const char *path, const cJSON *doc);
 
 /* Monotonic wall clock in seconds (for elapsed-time reports only, never in results). */
 double ts_time_now(void);
