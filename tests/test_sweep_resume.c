@@ -408,7 +408,7 @@ static void edit_mc_flag(struct ts_sweep_progress *p, int np)
 static void partial_file_with_values_out_of_range_is_refused_even_with_a_valid_checksum(void **state)
 {
     (void)state;
-    refuse_edited(edit_nan_time, "evaluated[1].outcomes[0]: time_s: nan is out of range");
+    refuse_edited(edit_nan_time, "evaluated[1].outcomes[0]: time_s: a value that is not a number is out of range");
     refuse_edited(edit_negative_cost, "outcomes[1]: cost_usd: -1e+308 is out of range");
     refuse_edited(edit_objective_divided, "outcomes[0]: objective: ");
     refuse_edited(edit_mfu, "outcomes[0]: mfu: 2 is out of range (expected a fraction");

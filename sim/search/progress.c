@@ -12,8 +12,9 @@
  *      ...],
  *    "checksum": "fnv1a64:..."}
  *
- * Doubles are written so that they read back to the same bits (ts_json_format_double);
- * infinities as the strings "inf", "-inf" (an unpriced configuration costs "inf"). The layout
+ * Doubles are written so that they read back to the same bits (ts_json_format_double); the
+ * one value that is not a finite number, the cost of an unpriced configuration (+infinity),
+ * is written as null (the file holds no "inf" or "nan"). The layout
  * itself is stored next to its index so that a resumed run can check that it enumerates the
  * same layouts.
  *
@@ -104,10 +105,12 @@ static double *dfield_at(struct ts_outcome *o, int i)
 
 static void put_double(struct ts_buf *b, double v)
 {
+    /* Only +infinity is a valid outcome value that is not finite; anything else would be
+     * refused when read back (a forged or broken file: the tests write such files). */
     if (isnan(v)) {
-        ts_buf_printf(b, "\"nan\"");
+        ts_buf_printf(b, "\"not a number\"");
     } else if (isinf(v)) {
-        ts_buf_printf(b, v > 0 ? "\"inf\"" : "\"-inf\"");
+        ts_buf_printf(b, v > 0 ? "null" : "\"negative infinity\"");
     } else {
         char num[64];
         ts_json_format_double(v, num, sizeof num);
@@ -253,14 +256,20 @@ static bool get_double(const cJSON *j, double *out)
         *out = j->valuedouble;
         return true;
     }
+    if (cJSON_IsNull(j)) {
+        *out = INFINITY;    /* an unpriced configuration's cost */
+        return true;
+    }
+    /* Strings a hand-edited file may hold: read, so that the value checks can name them. */
     if (!cJSON_IsString(j))
         return false;
-    if (strcmp(j->valuestring, "inf") == 0)
+    const char *t = j->valuestring;
+    if (strcmp(t, "inf") == 0 || strcmp(t, "infinity") == 0)
         *out = INFINITY;
-    else if (strcmp(j->valuestring, "-inf") == 0)
+    else if (strcmp(t, "-inf") == 0 || strcmp(t, "negative infinity") == 0)
         *out = -INFINITY;
-    else if (strcmp(j->valuestring, "nan") == 0)
-        *out = NAN;     /* read, so that the value check can name it */
+    else if (strcmp(t, "nan") == 0 || strcmp(t, "not a number") == 0)
+        *out = NAN;
     else
         return false;
     return true;
@@ -407,9 +416,9 @@ static bool check_outcome(const struct ts_sweep *sw, const struct ts_outcome *o,
         if (!v[i].ok) {
             char num[64];
             if (isnan(v[i].v))
-                snprintf(num, sizeof num, "nan");
+                snprintf(num, sizeof num, "a value that is not a number");
             else if (isinf(v[i].v))
-                snprintf(num, sizeof num, v[i].v > 0 ? "inf" : "-inf");
+                snprintf(num, sizeof num, v[i].v > 0 ? "an infinite value" : "a negative infinite value");
             else
                 ts_json_format_double(v[i].v, num, sizeof num);
             snprintf(why, n, "%s: %s is out of range (expected %s)", v[i].name, num, v[i].want);
