@@ -107,4 +107,24 @@ if ! cmp -s <(no_elapsed "$tmp/p90.out") <(no_elapsed "$tmp/p90_resume.out"); th
     fail "resumed after a Monte Carlo stop: another answer"
 fi
 
+# ---------------------------------------------------------------- run: the event cap
+
+# A node failing every 20 minutes for 5T tokens on one node: thousands of interruptions per
+# replication. With the cap lowered to 100 events (TRAINSIM_MAX_EVENTS; it is checked every
+# 4,096 events) the run is refused as reaching the event cap, naming the number and how to
+# raise it; with the default cap the same job finishes.
+cat >"$tmp/cap.json" <<'JSON'
+{"model": "gpt2-124m", "system": "dgx-a100-80g", "nodes": 1, "global_batch": 64,
+ "precision": "bf16", "training": {"tokens": "5T"},
+ "reliability": {"failures": [{"component": "node", "mtbf": "20 min"}], "replications": 4,
+                 "seed": 1}}
+JSON
+TRAINSIM_MAX_EVENTS=100 run cap run "$tmp/cap.json" --format json
+expect_rc cap 2
+expect_in "$tmp/cap.err" "cap.json: reliability: a simulated run reached the event cap of 100 events" "the event cap is named with its number"
+expect_in "$tmp/cap.err" "TRAINSIM_MAX_EVENTS=N" "the message says how to raise the cap"
+run cap_default run "$tmp/cap.json" --format json
+expect_rc cap_default 0
+expect_in "$tmp/cap_default.out" '"failures_expected"' "the default cap lets the job finish"
+
 finish
