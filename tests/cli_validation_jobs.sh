@@ -18,8 +18,8 @@ files=("$jobs_dir"/foundry-*.json)
 for f in $(grep -L '"software": "pytorch-fsdp",' "${files[@]}"); do
     fail "$(basename "$f") names the pytorch-fsdp profile"
 done
-for f in $(grep -LE '"attention": "(triton|fa2)"' "${files[@]}"); do
-    fail "$(basename "$f") names the triton or fa2 attention kernel"
+for f in $(grep -LE '"attention": "(triton-2022|fa2)"' "${files[@]}"); do
+    fail "$(basename "$f") names the triton-2022 or fa2 attention kernel"
 done
 while IFS= read -r line; do
     f=${line%%:*}
@@ -37,7 +37,7 @@ sample+=("$jobs_dir/foundry-h100-mpt-7b-s65536-g8.json" "$jobs_dir/foundry-h100-
          "$jobs_dir/foundry-h100-fp8-mpt-3b-s32768-g8.json" "$jobs_dir/foundry-h100-mpt-1b-s2048-g512.json")
 for f in "${sample[@]}"; do
     base=$(basename "$f" .json)
-    sed -e '/"software": "pytorch-fsdp",/d' -e 's/"attention": "\(triton\|fa2\)"/"attention": "flash"/' \
+    sed -e '/"software": "pytorch-fsdp",/d' -e 's/"attention": "\(triton-2022\|fa2\)"/"attention": "flash"/' \
         "$f" >"$tmp/$base.json"
     run "$base" run "$tmp/$base.json" --format json
     expect_rc "$base" 0

@@ -5,7 +5,8 @@
 #
 # Usage: experiments/validation-frameworks/make_jobs.sh [--today] [--out DIR] [--seq-len-key KEY]
 #   (default)          configs/validation/llm-foundry/foundry-*.json with "software": "pytorch-fsdp"
-#                      and the table's attention kernel ("triton", "fa2") in parallel.attention;
+#                      and the table's attention kernel in parallel.attention ("triton-2022" for
+#                      attn_impl triton, "fa2" for flash-attn 2);
 #                      experiments/validation-frameworks/published.json
 #   --today            jobs that today's parser accepts: no "software" key, and every fused
 #                      attention kernel written as "flash" (the only fused kernel it knows);
@@ -55,7 +56,11 @@ PRECISION = {"bf16": "bf16", "amp_bf16": "bf16", "amp_fp8": "fp8"}
 # FSDP FULL_SHARD shards weights, gradients and optimizer state (ZeRO-3); SHARD_GRAD_OP keeps
 # the gathered weights from forward to backward (ZeRO-2 semantics; PyTorch FSDP ShardingStrategy docs).
 ZERO = {"FULL_SHARD": 3, "SHARD_GRAD_OP": 2}
-ATTN_TEXT = {"triton": "attn_impl triton (FlashAttention in Triton)",
+# attn_impl "triton" is flash_attn_triton.py, Tri Dao's 2022 FlashAttention in Triton, on the
+# pre-MLIR Triton of late 2022 (the README's software table): trainsim's "triton-2022" kernel,
+# not "triton" (the 2024 Triton kernel the FlashAttention-3 paper benchmarks).
+KERNEL = {"triton": "triton-2022", "fa2": "fa2"}
+ATTN_TEXT = {"triton": "attn_impl triton (FlashAttention in Triton of 2022, flash_attn_triton)",
              "fa2": "attn_impl flash (flash-attn 2)"}
 PEAK_TEXT = {"a100_40gb": "312", "a100_80gb": "312", "h100_80gb": "989.5"}
 
@@ -116,7 +121,7 @@ for r in rows:
         "zero": ZERO[r["fsdp_sharding"]],
         "microbatch": int(r["microbatch"]),
         "recompute": "full" if ac else "none",
-        "attention": "flash" if today else kernel,
+        "attention": "flash" if today else KERNEL[kernel],
     }
     with open(os.path.join(out, name + ".json"), "w") as f:
         json.dump(job, f, indent=2)

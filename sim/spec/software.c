@@ -101,15 +101,16 @@ static int parse_kernel(const struct ts_jnode *n, uint8_t *out, struct ts_err *e
 {
     if (!cJSON_IsString(n->json))
         return ts_err_at(err, n->file, n->path, "expected a kernel name (\"fa2\", \"fa3\", "
-                         "\"cudnn\", \"triton\", \"xla\", \"fa1\", \"standard\", \"device\")");
+                         "\"cudnn\", \"triton\", \"triton-2022\", \"xla\", \"fa1\", "
+                         "\"standard\", \"device\")");
     for (int i = 0; i < TS_ATTN_COUNT; i++)
         if (i != TS_ATTN_FLASH && strcmp(n->json->valuestring, ts_attention_names[i]) == 0) {
             *out = (uint8_t)i;
             return TS_OK;
         }
     return ts_err_at(err, n->file, n->path, "\"%s\" is not an attention kernel; use one of "
-                     "\"standard\", \"fa1\", \"fa2\", \"fa3\", \"cudnn\", \"triton\", \"xla\", "
-                     "\"device\"", n->json->valuestring);
+                     "\"standard\", \"fa1\", \"fa2\", \"fa3\", \"cudnn\", \"triton\", "
+                     "\"triton-2022\", \"xla\", \"device\"", n->json->valuestring);
 }
 
 static int parse_attention(const struct ts_jnode *n, struct ts_sw_mech *m, struct ts_err *err)

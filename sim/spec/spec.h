@@ -107,9 +107,12 @@ struct ts_recompute_policy {
  * generation, interpolated in log(sequence length)). FA3 exists only for Hopper. */
 enum ts_attention {
     TS_ATTN_FLASH, TS_ATTN_STANDARD, TS_ATTN_FA1, TS_ATTN_FA2, TS_ATTN_FA3, TS_ATTN_CUDNN,
-    TS_ATTN_TRITON, TS_ATTN_XLA, TS_ATTN_DEVICE, TS_ATTN_COUNT
+    TS_ATTN_TRITON, TS_ATTN_TRITON_2022, TS_ATTN_XLA, TS_ATTN_DEVICE, TS_ATTN_COUNT
 };
-/* "flash", "standard", "fa1", "fa2", "fa3", "cudnn", "triton", "xla", "device" ("device" =
+/* "flash", "standard", "fa1", "fa2", "fa3", "cudnn", "triton", "triton-2022", "xla", "device"
+ * ("triton" = the Triton fused-attention kernel of 2024; "triton-2022" = Tri Dao's 2022
+ * FlashAttention in Triton (flash_attn_triton.py) that llm-foundry ran as attn_impl triton;
+ * "device" =
  * the accelerator file's own flash_attention figures, a sequence-independent plateau; only a
  * software profile may name it). */
 extern const char *const ts_attention_names[TS_ATTN_COUNT];
