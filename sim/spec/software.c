@@ -28,6 +28,13 @@
  *                                    them by the accelerator's overlap_slowdown
  *   optimizer                        "fused" | "foreach" | "per_tensor"
  *   grad_reduce_dtype                "fp32" | "bf16" | "accumulation" (as fp32_grads)
+ *   cross_entropy_kernel             "vocab_parallel" (default: Megatron-LM's loss in fp32:
+ *                                    a cast and five fp32 passes forward, logits + fp32
+ *                                    softmax held, e + 4 bytes per logit) | "xentropy" (a
+ *                                    fused kernel in the logits' dtype, flash-attn
+ *                                    CrossEntropyLoss: one pass each way, the logits and
+ *                                    their gradient held, 2 e bytes per logit; fused, so
+ *                                    fused.cross_entropy does not apply)
  *   master_weights                   "separate" (16-bit weights + fp32 master copy in the
  *                                    optimizer state; default) | "fp32_params" (parameters
  *                                    kept in fp32, cast to 16 bits on use)
@@ -87,7 +94,7 @@ static const char *const sw_keys[] = {
     "name", "description", "source", "notes", "attention", "p2p_overlap", "dp_overlap",
     "tp_comm_overlap", "fp32_grads", "grad_accum_fusion", "tp_overlap", "async_tp_hidden",
     "fused", "launch", "comm_contention", "optimizer", "grad_reduce_dtype", "master_weights",
-    "calibration",
+    "cross_entropy_kernel", "calibration",
     "validation", "max_published_mfu", NULL,
 };
 static const char *const launch_keys[] = {"host_dispatch", "kernel_latency", NULL};
@@ -252,16 +259,19 @@ int ts_software_parse(const struct ts_jnode *node, struct ts_software *sw, struc
         (rc = ts_jnode_get_quantity(node, "async_tp_hidden", TS_OPTIONAL, TS_DIM_NUMBER, 0.0, 1.0,
                                     &m->async_tp_hidden, err)))
         return rc;
-    int tpo = m->tp_overlap, opt = m->optimizer, red = 2, master = 0;
+    int tpo = m->tp_overlap, opt = m->optimizer, red = 2, master = 0, ce = 0;
     static const char *const red_names[] = {"fp32", "bf16", "accumulation"};
     static const char *const master_names[] = {"separate", "fp32_params"};
+    static const char *const ce_names[] = {"vocab_parallel", "xentropy"};
     if ((rc = ts_jnode_get_enum(node, "tp_overlap", TS_OPTIONAL, ts_tp_overlap_names,
                                 TS_TPO_COUNT, &tpo, err)) ||
         (rc = ts_jnode_get_enum(node, "optimizer", TS_OPTIONAL, ts_optimizer_impl_names,
                                 TS_OPT_COUNT, &opt, err)) ||
         (rc = ts_jnode_get_enum(node, "grad_reduce_dtype", TS_OPTIONAL, red_names, 3, &red, err)) ||
-        (rc = ts_jnode_get_enum(node, "master_weights", TS_OPTIONAL, master_names, 2, &master, err)))
+        (rc = ts_jnode_get_enum(node, "master_weights", TS_OPTIONAL, master_names, 2, &master, err)) ||
+        (rc = ts_jnode_get_enum(node, "cross_entropy_kernel", TS_OPTIONAL, ce_names, 2, &ce, err)))
         return rc;
+    m->xentropy = ce == 1;
     m->fp32_params = master == 1;
     m->tp_overlap = (uint8_t)tpo;
     m->optimizer = (uint8_t)opt;

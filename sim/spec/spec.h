@@ -308,6 +308,10 @@ struct ts_sw_mech {
                                         //   float32): no separate 16-bit working copy, no
                                         //   master copy in the optimizer state; false: 16-bit
                                         //   weights + fp32 master (Megatron, DeepSpeed)
+    bool xentropy;                      // cross-entropy by a fused kernel in the logits' dtype
+                                        //   (flash-attn CrossEntropyLoss): one pass each way,
+                                        //   logits + their gradient held (2 e per logit);
+                                        //   false: Megatron-LM's fp32 vocab-parallel loss
     int n_cal;                          // per-device fitted compute scale (one constant)
     char cal_device[TS_SW_CAL_MAX][TS_NAME_MAX];
     double cal_scale[TS_SW_CAL_MAX];    // multiplies the accelerator's sustained_compute
