@@ -62,6 +62,13 @@ ZERO = {"FULL_SHARD": 3, "SHARD_GRAD_OP": 2}
 KERNEL = {"triton": "triton-2022", "fa2": "fa2"}
 ATTN_TEXT = {"triton": "attn_impl triton (FlashAttention in Triton of 2022, flash_attn_triton)",
              "fa2": "attn_impl flash (flash-attn 2)"}
+# Activation checkpointing: Composer wraps each MPTBlock in a non-reentrant checkpoint. From
+# PyTorch 2.1 on, non-reentrant checkpoint stops recomputing as soon as every tensor the
+# backward needs is regenerated (pytorch/pytorch PR #96866, 2023-03, "Make early stop the
+# default for checkpoint"; torch.utils.checkpoint.set_checkpoint_early_stop): the block's last
+# GEMM (fc2, whose output backward does not read) is not re-run. That is trainsim's saved set
+# "nothing". The 2023-04 rows ran PyTorch 1.13.1 (no early stop): the whole block re-runs, "full".
+TORCH_2_1 = {"2023-10-19", "2024-01-06"}
 PEAK_TEXT = {"a100_40gb": "312", "a100_80gb": "312", "h100_80gb": "989.5"}
 
 rows = list(csv.DictReader(open(rows_csv)))
@@ -94,7 +101,9 @@ for r in rows:
             f"{GPU_TEXT[r['gpu']]}, global batch {r['global_batch']}, microbatch {r['microbatch']}, "
             f"grad accum {r['grad_accum']}, precision {r['precision']} (FSDP mixed_precision "
             f"{r['fsdp_mixed_precision']}), {r['fsdp_sharding']}, limit_all_gathers, activation "
-            f"checkpointing {'on' if ac else 'off'}, {ATTN_TEXT[kernel]} -> published "
+            f"checkpointing {'on' if ac else 'off'}"
+            f"{(' (PyTorch 2.1 non-reentrant checkpoint with early stop)' if r['table_date'] in TORCH_2_1 else ' (PyTorch 1.13.1: the whole block re-runs)') if ac else ''}"
+            f", {ATTN_TEXT[kernel]} -> published "
             f"{r['throughput_tokens_per_s']} tokens/s ({r['throughput_tokens_per_s_per_gpu']} "
             f"tokens/s/GPU), MFU {r['mfu_percent']}%, HFU {r['hfu_percent']}% (llm-foundry's "
             f"MFU: (6 N + 12 L d s) FLOPs per token over {PEAK_TEXT[r['gpu']]} TFLOP/s dense "
@@ -120,7 +129,7 @@ for r in rows:
         "pp": 1,
         "zero": ZERO[r["fsdp_sharding"]],
         "microbatch": int(r["microbatch"]),
-        "recompute": "full" if ac else "none",
+        "recompute": ({"save": "nothing"} if r["table_date"] in TORCH_2_1 else "full") if ac else "none",
         "attention": "flash" if today else KERNEL[kernel],
     }
     with open(os.path.join(out, name + ".json"), "w") as f:
