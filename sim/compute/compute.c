@@ -805,6 +805,13 @@ static void build_output(const struct kern *k_job, const struct shape *sh, const
     wgrad(k, sh, &H->bwd, V_l, h, T);                             // logits wgrad
     stream(k, &H->bwd, 3.0 * e * sh->Tn * h);                       // final norm backward
     unfused_layer_norm(k, sh, m, &H->bwd, 2.0);
+    /* Training metrics on the logits after the backward (Composer's _train_microbatch
+     * updates its train metrics with the microbatch outputs; LanguageCrossEntropy and
+     * LanguagePerplexity each run torch.nn.CrossEntropyLoss over every logit under autocast,
+     * composer/metrics/nlp.py): per metric a cast to fp32 (e + 4 bytes per logit), a
+     * log-softmax reading and writing fp32 (8) and the loss gather: three kernels. */
+    for (int i = 0; i < job->parallel.sw.logit_metrics; i++)
+        unfused(k, &H->bwd, (e + 12.0) * T * V_l, 3.0);
     pass_total_k(k, &H->bwd);
     if (sh->t > 1) {
         H->tp_fwd.bytes = H->tp_bwd.bytes = T * h * e;

@@ -35,6 +35,11 @@
  *                                    CrossEntropyLoss: one pass each way, the logits and
  *                                    their gradient held, 2 e bytes per logit; fused, so
  *                                    fused.cross_entropy does not apply)
+ *   logit_metrics                    integer 0..8 (default 0): training metrics the trainer
+ *                                    computes on the logits after each microbatch's
+ *                                    backward, each an eager fp32 cross-entropy over every
+ *                                    logit (Composer's LanguageCrossEntropy and
+ *                                    LanguagePerplexity: 2)
  *   master_weights                   "separate" (16-bit weights + fp32 master copy in the
  *                                    optimizer state; default) | "fp32_params" (parameters
  *                                    kept in fp32, cast to 16 bits on use)
@@ -94,7 +99,7 @@ static const char *const sw_keys[] = {
     "name", "description", "source", "notes", "attention", "p2p_overlap", "dp_overlap",
     "tp_comm_overlap", "fp32_grads", "grad_accum_fusion", "tp_overlap", "async_tp_hidden",
     "fused", "launch", "comm_contention", "optimizer", "grad_reduce_dtype", "master_weights",
-    "cross_entropy_kernel", "calibration",
+    "cross_entropy_kernel", "logit_metrics", "calibration",
     "validation", "max_published_mfu", NULL,
 };
 static const char *const launch_keys[] = {"host_dispatch", "kernel_latency", NULL};
@@ -257,7 +262,8 @@ int ts_software_parse(const struct ts_jnode *node, struct ts_software *sw, struc
                                 err)) ||
         (rc = ts_jnode_get_bool(node, "comm_contention", TS_OPTIONAL, &m->contention, err)) ||
         (rc = ts_jnode_get_quantity(node, "async_tp_hidden", TS_OPTIONAL, TS_DIM_NUMBER, 0.0, 1.0,
-                                    &m->async_tp_hidden, err)))
+                                    &m->async_tp_hidden, err)) ||
+        (rc = ts_jnode_get_int(node, "logit_metrics", TS_OPTIONAL, 0, 8, &m->logit_metrics, err)))
         return rc;
     int tpo = m->tp_overlap, opt = m->optimizer, red = 2, master = 0, ce = 0;
     static const char *const red_names[] = {"fp32", "bf16", "accumulation"};

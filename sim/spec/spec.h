@@ -312,6 +312,9 @@ struct ts_sw_mech {
                                         //   (flash-attn CrossEntropyLoss): one pass each way,
                                         //   logits + their gradient held (2 e per logit);
                                         //   false: Megatron-LM's fp32 vocab-parallel loss
+    int logit_metrics;                  // eager cross-entropies the trainer evaluates on the
+                                        //   logits each microbatch besides the loss (Composer
+                                        //   train metrics); 0 = none
     int n_cal;                          // per-device fitted compute scale (one constant)
     char cal_device[TS_SW_CAL_MAX][TS_NAME_MAX];
     double cal_scale[TS_SW_CAL_MAX];    // multiplies the accelerator's sustained_compute
