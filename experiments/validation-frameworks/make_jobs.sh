@@ -69,6 +69,10 @@ ATTN_TEXT = {"triton": "attn_impl triton (FlashAttention in Triton of 2022, flas
 # GEMM (fc2, whose output backward does not read) is not re-run. That is trainsim's saved set
 # "nothing". The 2023-04 rows ran PyTorch 1.13.1 (no early stop): the whole block re-runs, "full".
 TORCH_2_1 = {"2023-10-19", "2024-01-06"}
+# FSDP backward prefetch: the 2023 runs leave Composer's default BACKWARD_POST
+# (composer/trainer/dist_strategy.py at v0.13.3 and v0.16.4: backward_prefetch 'BACKWARD_POST');
+# the 2024-01 sweep sets BACKWARD_PRE (scripts/train/benchmarking/sweep.py). README.md.
+BACKWARD_PREFETCH = {"2023-04-04": "post", "2023-10-19": "post", "2024-01-06": "pre"}
 PEAK_TEXT = {"a100_40gb": "312", "a100_80gb": "312", "h100_80gb": "989.5"}
 
 # Enforced limits (see published.json below): per table, and over all rows.
@@ -110,7 +114,8 @@ for r in rows:
             f"commit {r['row_commit'][:7]}): {m.upper()} seq {seq} on {r['n_gpus']} x "
             f"{GPU_TEXT[r['gpu']]}, global batch {r['global_batch']}, microbatch {r['microbatch']}, "
             f"grad accum {r['grad_accum']}, precision {r['precision']} (FSDP mixed_precision "
-            f"{r['fsdp_mixed_precision']}), {r['fsdp_sharding']}, limit_all_gathers, activation "
+            f"{r['fsdp_mixed_precision']}), {r['fsdp_sharding']}, limit_all_gathers, backward_prefetch "
+            f"{'BACKWARD_PRE' if BACKWARD_PREFETCH[r['table_date']] == 'pre' else 'BACKWARD_POST'}, activation "
             f"checkpointing {'on' if ac else 'off'}"
             f"{(' (PyTorch 2.1 non-reentrant checkpoint with early stop)' if r['table_date'] in TORCH_2_1 else ' (PyTorch 1.13.1: the whole block re-runs)') if ac else ''}"
             f", {ATTN_TEXT[kernel]} -> published "
@@ -142,6 +147,8 @@ for r in rows:
         "recompute": ({"save": "nothing"} if r["table_date"] in TORCH_2_1 else "full") if ac else "none",
         "attention": "flash" if today else KERNEL[kernel],
     }
+    if not today:
+        job["parallel"]["fsdp_backward_prefetch"] = BACKWARD_PREFETCH[r["table_date"]]
     with open(os.path.join(out, name + ".json"), "w") as f:
         json.dump(job, f, indent=2)
         f.write("\n")
