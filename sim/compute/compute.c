@@ -789,7 +789,7 @@ static void build_output(const struct kern *k_job, const struct shape *sh, const
         if (!k->fused[TS_FUSE_CROSS_ENTROPY])
             unfused(k, &H->fwd, (e + 4.0) * T * V_l, 1.0);         // eager upcast of the logits
         /* Vocabulary-parallel cross-entropy in fp32 (Megatron-LM): cast, max, subtract, exp,
-         * sum, normalise: about e + 32 bytes per logit over six kernels. */
+         * sum, normalise: e + 40 bytes per logit over six kernels. */
         stream(k, &H->fwd, (e + 8.0) * T * V_l);
         stream(k, &H->fwd, 4.0 * T * V_l);
         stream(k, &H->fwd, 8.0 * T * V_l);

@@ -29,7 +29,7 @@
  *   optimizer                        "fused" | "foreach" | "per_tensor"
  *   grad_reduce_dtype                "fp32" | "bf16" | "accumulation" (as fp32_grads)
  *   cross_entropy_kernel             "vocab_parallel" (default: Megatron-LM's loss in fp32:
- *                                    a cast and five fp32 passes forward, logits + fp32
+ *                                    six passes forward (e + 40 bytes per logit), logits + fp32
  *                                    softmax held, e + 4 bytes per logit) | "xentropy" (a
  *                                    fused kernel in the logits' dtype, flash-attn
  *                                    CrossEntropyLoss: one pass each way, the logits and
