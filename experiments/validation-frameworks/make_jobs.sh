@@ -144,7 +144,8 @@ for r in rows:
         "pp": 1,
         "zero": ZERO[r["fsdp_sharding"]],
         "microbatch": int(r["microbatch"]),
-        "recompute": ({"save": "nothing"} if r["table_date"] in TORCH_2_1 else "full") if ac else "none",
+        "recompute": (({"save": "nothing"} if r["table_date"] in TORCH_2_1 and not today else "full")
+                      if ac else "none"),
         "attention": "flash" if today else KERNEL[kernel],
     }
     if not today:
