@@ -520,14 +520,18 @@ static void triton_2022_runs_at_fa2_over_1_4_forward_and_over_2_backward(void **
                              b2 / 2.0, 2e-3, 0);
             }
     }
-    /* The name parses as a job kernel; FSDP's backward prefetch is "pre" or "post". */
+    /* The name parses as a job kernel; FSDP's backward prefetch is "pre", "post" (timed as
+     * "pre": both issue the next all-gather before the unit's reduce-scatter) or "none". */
     struct ts_job job;
     must_parse(parse_llama("dgx-h100", "\"parallel\": {\"attention\": \"triton-2022\"}", &job, &err),
                &err);
     assert_int_equal(ts_attention_resolve(&job.parallel, TS_GEN_HOPPER), TS_ATTN_TRITON_2022);
     must_parse(parse_llama("dgx-h100", "\"parallel\": {\"zero\": 3, \"fsdp_backward_prefetch\": \"post\"}",
                            &job, &err), &err);
-    assert_true(job.parallel.fsdp_backward_post);
+    assert_false(job.parallel.fsdp_no_backward_prefetch);
+    must_parse(parse_llama("dgx-h100", "\"parallel\": {\"zero\": 3, \"fsdp_backward_prefetch\": \"none\"}",
+                           &job, &err), &err);
+    assert_true(job.parallel.fsdp_no_backward_prefetch);
     int rc = parse_llama("dgx-h100", "\"parallel\": {\"fsdp_backward_prefetch\": \"early\"}", &job, &err);
     expect_error(rc, &err, "parallel.fsdp_backward_prefetch");
 }

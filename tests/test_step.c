@@ -940,12 +940,12 @@ static void fsdp_units_hide_gathers_behind_compute_as_a_flow_shop(void **state)
     ts_step_plan_free(&pb);
 }
 
-static void fsdp_backward_post_queues_each_gather_behind_the_units_reduce_scatter(void **state)
+static void fsdp_without_backward_prefetch_queues_each_gather_behind_the_reduce_scatter(void **state)
 {
     (void)state;
-    /* BACKWARD_POST: the next unit's all-gather is issued when a unit's backward ends, after
-     * its reduce-scatter on the one stream, so every unit after the first (computed last to
-     * first) starts rs + g after the previous one ended, however fast the network:
+    /* backward_prefetch None: the next unit's all-gather is issued when a unit's backward
+     * ends, after its reduce-scatter on the one stream, so every unit after the first (computed
+     * last to first) starts rs + g after the previous one ended, however fast the network:
      * bwd = (n - 1)(c + rs + g) + c + the output layer's backward (computed with the first
      * unit) + the embedding's (with the last). The forward is unchanged. */
     const char *nets[] = {"1 Gb/s", "3200 Gb/s"};
@@ -953,7 +953,7 @@ static void fsdp_backward_post_queues_each_gather_behind_the_units_reduce_scatte
         struct ts_job pre, post, base;
         fsdp_job(&pre, 1, nets[i], 3);
         fsdp_job(&post, 1, nets[i], 3);
-        post.parallel.fsdp_backward_post = true;
+        post.parallel.fsdp_no_backward_prefetch = true;
         fsdp_job(&base, 1, nets[i], 1);
         struct ts_compute cp, cq, cb;
         struct ts_step_plan pp, pq, pb;
@@ -977,10 +977,10 @@ static void fsdp_backward_post_queues_each_gather_behind_the_units_reduce_scatte
         ts_step_plan_free(&pq);
         ts_step_plan_free(&pb);
     }
-    /* The job key: "pre" (default) or "post". */
+    /* The default prefetches. */
     struct ts_job job;
     fsdp_job(&job, 1, "1 Gb/s", 3);
-    assert_false(job.parallel.fsdp_backward_post);
+    assert_false(job.parallel.fsdp_no_backward_prefetch);
 }
 
 static void hybrid_sharding_gathers_inside_the_group_and_all_reduces_across_replicas(void **state)
@@ -1045,7 +1045,7 @@ int main(void)
         cmocka_unit_test(context_parallel_rings_across_nodes_pay_the_network),
         cmocka_unit_test(fsdp_with_one_unit_per_chunk_is_zero3_at_chunk_granularity),
         cmocka_unit_test(fsdp_units_hide_gathers_behind_compute_as_a_flow_shop),
-        cmocka_unit_test(fsdp_backward_post_queues_each_gather_behind_the_units_reduce_scatter),
+        cmocka_unit_test(fsdp_without_backward_prefetch_queues_each_gather_behind_the_reduce_scatter),
         cmocka_unit_test(hybrid_sharding_gathers_inside_the_group_and_all_reduces_across_replicas),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

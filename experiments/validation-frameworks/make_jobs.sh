@@ -71,7 +71,8 @@ ATTN_TEXT = {"triton": "attn_impl triton (FlashAttention in Triton of 2022, flas
 TORCH_2_1 = {"2023-10-19", "2024-01-06"}
 # FSDP backward prefetch: the 2023 runs leave Composer's default BACKWARD_POST
 # (composer/trainer/dist_strategy.py at v0.13.3 and v0.16.4: backward_prefetch 'BACKWARD_POST');
-# the 2024-01 sweep sets BACKWARD_PRE (scripts/train/benchmarking/sweep.py). README.md.
+# the 2024-01 sweep sets BACKWARD_PRE (scripts/train/benchmarking/sweep.py). trainsim times the
+# two alike (both issue the next all-gather before the unit's reduce-scatter; README.md).
 BACKWARD_PREFETCH = {"2023-04-04": "post", "2023-10-19": "post", "2024-01-06": "pre"}
 PEAK_TEXT = {"a100_40gb": "312", "a100_80gb": "312", "h100_80gb": "989.5"}
 

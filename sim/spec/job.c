@@ -131,12 +131,16 @@ int ts_parallel_parse(const struct ts_jnode *node, struct ts_parallel *p, struct
         (rc = ts_jnode_get_int(node, "fsdp_prefetch", TS_OPTIONAL, 0, TS_FSDP_PREFETCH_MAX,
                                &p->fsdp_prefetch, err)))
         return rc;
-    static const char *const bwd_prefetch_names[] = {"pre", "post"};
-    int bwd_post = p->fsdp_backward_post;
-    if ((rc = ts_jnode_get_enum(node, "fsdp_backward_prefetch", TS_OPTIONAL, bwd_prefetch_names, 2,
-                                &bwd_post, err)))
+    /* FSDP's backward prefetch. BACKWARD_PRE and BACKWARD_POST both issue the next unit's
+     * all-gather before the unit's reduce-scatter (torch/distributed/fsdp/_runtime_utils.py:
+     * _post_backward_hook runs _post_backward_reshard, which prefetches, before _reduce_grad;
+     * the CPU runs ahead of the GPU), so they time alike here; "none" queues it behind. */
+    static const char *const bwd_prefetch_names[] = {"pre", "post", "none"};
+    int bwd = p->fsdp_no_backward_prefetch ? 2 : 0;
+    if ((rc = ts_jnode_get_enum(node, "fsdp_backward_prefetch", TS_OPTIONAL, bwd_prefetch_names, 3,
+                                &bwd, err)))
         return rc;
-    p->fsdp_backward_post = bwd_post == 1;
+    p->fsdp_no_backward_prefetch = bwd == 2;
     p->schedule = (enum ts_schedule)sched;
     if (ts_jnode_child(node, "recompute", &c) && (rc = ts_recompute_parse(&c, p, err)))
         return rc;

@@ -355,10 +355,11 @@ struct ts_parallel {
     int fsdp_prefetch;          // ZeRO-3 / FSDP: units whose all-gather may run ahead of the
                                 //   unit being computed, default 1 (FSDP's backward_prefetch /
                                 //   forward prefetch of one unit; at most TS_FSDP_PREFETCH_MAX)
-    bool fsdp_backward_post;    // ZeRO-3 / FSDP backward prefetch issued after the unit's
-                                //   gradients (FSDP BackwardPrefetch.BACKWARD_POST: queued
-                                //   behind the unit's reduce-scatter); default false
-                                //   (BACKWARD_PRE: issued when the unit's backward starts)
+    bool fsdp_no_backward_prefetch; // ZeRO-3 / FSDP backward without prefetch (FSDP
+                                //   backward_prefetch None): each unit's all-gather is issued
+                                //   by its own pre-backward hook, behind the previous unit's
+                                //   reduce-scatter; default false (BACKWARD_PRE / _POST: the
+                                //   next all-gather is issued before the unit's reduce-scatter)
     bool dp_overlap;            // overlap DP gradient reduction with backward, default true
     bool tp_comm_overlap;       // overlap TP collectives with GEMMs, default false
     bool p2p_overlap;           // pipeline sends run alongside compute (Megatron-Core's
