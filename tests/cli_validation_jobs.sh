@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The llm-foundry validation jobs (configs/validation/llm-foundry, written by
 # experiments/validation-frameworks/make_jobs.sh): one per published row, each naming the
-# pytorch-fsdp profile and its table's attention kernel, and each a job trainsim runs once
-# those two keys are taken out (the profile and the kernel names are not parsed yet).
+# pytorch-fsdp profile and its table's attention kernel, and each a job trainsim also runs with
+# those two keys taken out (the form of the baseline, make_jobs.sh --today). The jobs as
+# shipped are run by tests/test_validation.c.
 . "$(dirname "$0")/cli.bash" cli_validation_jobs "$@"
 
 jobs_dir=$ROOT/configs/validation/llm-foundry
@@ -27,7 +28,7 @@ while IFS= read -r line; do
     [ "${line#*:}" = "  \"name\": \"$base\"," ] || fail "$base is named after its file: ${line#*:}"
 done < <(grep -H -m1 '"name": ' "${files[@]}")
 
-# A sample runs today without the two pending keys: every 6th row (every 36th under valgrind)
+# A sample runs without the profile and the kernel name: every 6th row (every 36th under valgrind)
 # and the extremes (65,536 tokens, 512 GPUs, FP8, SHARD_GRAD_OP with flash-attn 2).
 step=6
 [ "${TS_VALGRIND:-0}" = 1 ] && step=36
