@@ -20,18 +20,29 @@ expect_in "$tmp/val.out" '"validated":  true' "validated run"
 expect_in "$tmp/val.out" '"min_error":  -0.051' "validated run"
 expect_in "$tmp/val.out" '"attention_kernel":  "standard"' "validated run"
 
-# The same job on pytorch-fsdp: not validated; its table says so.
-sed 's/"software": "megatron-lm-2021"/"software": "pytorch-fsdp"/' \
+# The same job on pytorch-fsdp-compile (no validation rows): not validated; its table says so.
+sed 's/"software": "megatron-lm-2021"/"software": "pytorch-fsdp-compile"/' \
     "$ROOT/configs/validation/narayanan-1.7b.json" >"$tmp/fsdp.json"
 run fsdp run "$tmp/fsdp.json" --format json
 expect_rc fsdp 0
-expect_in "$tmp/fsdp.out" '"software":  "pytorch-fsdp"' "unvalidated run"
+expect_in "$tmp/fsdp.out" '"software":  "pytorch-fsdp-compile"' "unvalidated run"
 expect_in "$tmp/fsdp.out" '"validated":  false' "unvalidated run"
 grep -q '"residual_band"' "$tmp/fsdp.out" && fail "unvalidated run: a residual band is reported"
 run fsdpt run "$tmp/fsdp.json" --format table
 expect_rc fsdpt 0
-expect_in "$tmp/fsdpt.out" "Software pytorch-fsdp on a100-sxm-80g" "unvalidated table"
+expect_in "$tmp/fsdpt.out" "Software pytorch-fsdp-compile on a100-sxm-80g" "unvalidated table"
 expect_in "$tmp/fsdpt.out" "not validated" "unvalidated table"
+
+# pytorch-fsdp on the A100 80GB: validated on the llm-foundry rows, with their band (the
+# profile's "validation" entry for a100-sxm-80g, written by run.sh --write-bands).
+band=$(awk -F': ' '/"device":/ { dev = $2 } /"min_error":/ && dev ~ /"a100-sxm-80g"/ { sub(/,$/, "", $2); print $2 }' \
+    "$ROOT/configs/software/pytorch-fsdp.json")
+[ -n "$band" ] || fail "pytorch-fsdp has a validation band for a100-sxm-80g"
+run pf run "$ROOT/configs/validation/llm-foundry/foundry-a100-80g-mpt-7b-s2048-g8.json" --format json
+expect_rc pf 0
+expect_in "$tmp/pf.out" '"validated":  true' "pytorch-fsdp on A100 80GB"
+expect_in "$tmp/pf.out" "\"min_error\":  $band" "pytorch-fsdp on A100 80GB"
+expect_in "$tmp/pf.out" '"attention_kernel":  "triton-2022"' "pytorch-fsdp on A100 80GB"
 
 # A profile whose highest published A100 MFU is far below this job's: the warning.
 cat >"$tmp/low.json" <<'EOF'

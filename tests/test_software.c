@@ -440,6 +440,102 @@ static void fp32_parameters_hold_twelve_bytes_per_parameter_instead_of_fourteen(
     assert_close(ca.optimizer_bytes_per_param - cb.optimizer_bytes_per_param, 2.0, 1e-15, 0);
 }
 
+
+/* ---------------------------------------------------------------- loss and metrics */
+
+static void a_fused_xentropy_loss_holds_two_copies_of_the_logits_and_streams_once_each_way(void **state)
+{
+    (void)state;
+    struct ts_job a, b;
+    struct ts_err err;
+    must_parse(parse_llama("dgx-h100", "", &a, &err), &err);
+    must_parse(parse_llama("dgx-h100", "\"software\": {\"name\": \"x\", \"description\": \"d\", "
+                           "\"source\": \"s\", \"cross_entropy_kernel\": \"xentropy\"}", &b, &err), &err);
+    struct ts_compute ca, cb;
+    ts_compute_build(&a, &ca);
+    ts_compute_build(&b, &cb);
+    /* llama3-8b, s 8192, b 1, bf16: logits T x V. Megatron's fp32 loss holds e + 4 bytes per
+     * logit; flash-attn's CrossEntropyLoss the logits and their bf16 gradient, 2 e. */
+    double e = 2.0, TV = 8192.0 * ca.vocab_padded;
+    assert_close(ca.output.activation_bytes, (e + 4.0) * TV, 1e-12, 0);
+    assert_close(cb.output.activation_bytes, 2.0 * e * TV, 1e-12, 0);
+    /* Streams: forward e + 40 bytes per logit over six kernels -> e over one; backward
+     * 4 + e -> 2 e (read the logits, write the gradient). */
+    double bw = a.system.accel.memory_bandwidth * a.system.accel.memory_efficiency;
+    double lat = a.system.accel.kernel_latency;
+    assert_close(ca.output.fwd.mem_s - cb.output.fwd.mem_s, 40.0 * TV / bw + 5.0 * lat, 1e-9, 0);
+    assert_close(ca.output.bwd.mem_s - cb.output.bwd.mem_s, (4.0 - e) * TV / bw, 1e-9, 0);
+    /* Unknown implementations are refused. */
+    int rc = parse_llama("dgx-h100", "\"software\": {\"name\": \"x\", \"description\": \"d\", "
+                         "\"source\": \"s\", \"cross_entropy_kernel\": \"liger\"}", &b, &err);
+    expect_error(rc, &err, "software.cross_entropy_kernel");
+}
+
+static void each_logit_metric_adds_an_eager_fp32_cross_entropy_after_the_backward(void **state)
+{
+    (void)state;
+    struct ts_job a, b;
+    struct ts_err err;
+    must_parse(parse_llama("dgx-h100", "", &a, &err), &err);
+    must_parse(parse_llama("dgx-h100", "\"software\": {\"name\": \"m\", \"description\": \"d\", "
+                           "\"source\": \"s\", \"logit_metrics\": 2}", &b, &err), &err);
+    struct ts_compute ca, cb;
+    ts_compute_build(&a, &ca);
+    ts_compute_build(&b, &cb);
+    /* Per metric: cast to fp32 (e + 4 bytes per logit), log-softmax in fp32 (8): e + 12 over
+     * three kernels; the forward and the memory are unchanged. */
+    double e = 2.0, TV = 8192.0 * ca.vocab_padded;
+    double bw = a.system.accel.memory_bandwidth * a.system.accel.memory_efficiency;
+    assert_close(cb.output.bwd.unfused_bytes - ca.output.bwd.unfused_bytes, 2.0 * (e + 12.0) * TV,
+                 1e-12, 0);
+    assert_close(cb.output.bwd.kernels - ca.output.bwd.kernels, 6.0, 0, 0);
+    assert_close(cb.output.bwd.mem_s - ca.output.bwd.mem_s,
+                 2.0 * (e + 12.0) * TV / bw + 6.0 * a.system.accel.kernel_latency, 1e-9, 0);
+    assert_close(cb.output.fwd.time_s, ca.output.fwd.time_s, 0, 0);
+    assert_close(cb.output.activation_bytes, ca.output.activation_bytes, 0, 0);
+    int rc = parse_llama("dgx-h100", "\"software\": {\"name\": \"m\", \"description\": \"d\", "
+                         "\"source\": \"s\", \"logit_metrics\": 9}", &b, &err);
+    expect_error(rc, &err, "software.logit_metrics");
+}
+
+static void triton_2022_runs_at_fa2_over_1_4_forward_and_over_2_backward(void **state)
+{
+    (void)state;
+    struct ts_err err;
+    const char *devs[] = {"a100-sxm-80g", "h100-sxm"};
+    /* FlashAttention-2 paper (Dao 2023, Sec. 4.1): FA2 is 1.3-1.5x faster than FlashAttention
+     * in Triton forward and about 2x backward; the table uses 1.4 and 2 on both generations. */
+    for (int d = 0; d < 2; d++) {
+        struct ts_accel a;
+        must_parse(ts_accel_load(devs[d], &a, &err), &err);
+        assert_true(a.attn[TS_ATTN_TRITON_2022].present);
+        for (double seq = 512; seq <= 16384; seq *= 2)
+            for (int hd = 64; hd <= 128; hd += 64) {
+                double f2 = ts_attn_efficiency(&a, TS_ATTN_FA2, seq, hd, false, false);
+                double b2 = ts_attn_efficiency(&a, TS_ATTN_FA2, seq, hd, false, true);
+                /* The table rounds to 0.1 TFLOP/s. */
+                assert_close(ts_attn_efficiency(&a, TS_ATTN_TRITON_2022, seq, hd, false, false),
+                             f2 / 1.4, 2e-3, 0);
+                assert_close(ts_attn_efficiency(&a, TS_ATTN_TRITON_2022, seq, hd, false, true),
+                             b2 / 2.0, 2e-3, 0);
+            }
+    }
+    /* The name parses as a job kernel; FSDP's backward prefetch is "pre", "post" (timed as
+     * "pre": both issue the next all-gather before the unit's reduce-scatter) or "none". */
+    struct ts_job job;
+    must_parse(parse_llama("dgx-h100", "\"parallel\": {\"attention\": \"triton-2022\"}", &job, &err),
+               &err);
+    assert_int_equal(ts_attention_resolve(&job.parallel, TS_GEN_HOPPER), TS_ATTN_TRITON_2022);
+    must_parse(parse_llama("dgx-h100", "\"parallel\": {\"zero\": 3, \"fsdp_backward_prefetch\": \"post\"}",
+                           &job, &err), &err);
+    assert_false(job.parallel.fsdp_no_backward_prefetch);
+    must_parse(parse_llama("dgx-h100", "\"parallel\": {\"zero\": 3, \"fsdp_backward_prefetch\": \"none\"}",
+                           &job, &err), &err);
+    assert_true(job.parallel.fsdp_no_backward_prefetch);
+    int rc = parse_llama("dgx-h100", "\"parallel\": {\"fsdp_backward_prefetch\": \"early\"}", &job, &err);
+    expect_error(rc, &err, "parallel.fsdp_backward_prefetch");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -459,6 +555,9 @@ int main(void)
         cmocka_unit_test(async_tp_hides_its_fraction_of_what_userbuffers_hides),
         cmocka_unit_test(a_profile_constant_scales_compute_on_its_device_only),
         cmocka_unit_test(fp32_parameters_hold_twelve_bytes_per_parameter_instead_of_fourteen),
+        cmocka_unit_test(a_fused_xentropy_loss_holds_two_copies_of_the_logits_and_streams_once_each_way),
+        cmocka_unit_test(each_logit_metric_adds_an_eager_fp32_cross_entropy_after_the_backward),
+        cmocka_unit_test(triton_2022_runs_at_fa2_over_1_4_forward_and_over_2_backward),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

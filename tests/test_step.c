@@ -942,6 +942,49 @@ static void fsdp_units_hide_gathers_behind_compute_as_a_flow_shop(void **state)
     ts_step_plan_free(&pb);
 }
 
+static void fsdp_without_backward_prefetch_queues_each_gather_behind_the_reduce_scatter(void **state)
+{
+    (void)state;
+    /* backward_prefetch None: the next unit's all-gather is issued when a unit's backward
+     * ends, after its reduce-scatter on the one stream, so every unit after the first (computed
+     * last to first) starts rs + g after the previous one ended, however fast the network:
+     * bwd = (n - 1)(c + rs + g) + c + the output layer's backward (computed with the first
+     * unit) + the embedding's (with the last). The forward is unchanged. */
+    const char *nets[] = {"1 Gb/s", "3200 Gb/s"};
+    for (int i = 0; i < 2; i++) {
+        struct ts_job pre, post, base;
+        fsdp_job(&pre, 1, nets[i], 3);
+        fsdp_job(&post, 1, nets[i], 3);
+        post.parallel.fsdp_no_backward_prefetch = true;
+        fsdp_job(&base, 1, nets[i], 1);
+        struct ts_compute cp, cq, cb;
+        struct ts_step_plan pp, pq, pb;
+        fsdp_plan(&pre, &cp, &pp);
+        fsdp_plan(&post, &cq, &pq);
+        fsdp_plan(&base, &cb, &pb);
+        int n = 8;
+        double cbk = pb.layer_bwd_s + pb.layer_recompute_s;
+        double head_b = pb.chunk[0].bwd_s - n * cbk - cb.embed.bwd.time_s;
+        struct ts_group g;
+        ts_comm_group(&post.system, &post.parallel, TS_PDIM_DP, &g);
+        struct ts_coll_cost ag, rs;
+        ts_comm_collective(&post.system, TS_COLL_ALLGATHER, &g, cq.layer.params * 2.0, &ag);
+        ts_comm_collective(&post.system, TS_COLL_REDUCESCATTER, &g, cq.layer.params * 4.0, &rs);
+        assert_close(pq.chunk[0].bwd_s,
+                     (n - 1) * (cbk + rs.time_s + ag.time_s) + cbk + head_b + cb.embed.bwd.time_s,
+                     1e-9, 0);
+        assert_close(pq.chunk[0].fwd_s, pp.chunk[0].fwd_s, 1e-15, 0);
+        assert_true(pq.chunk[0].bwd_s >= pp.chunk[0].bwd_s);
+        ts_step_plan_free(&pp);
+        ts_step_plan_free(&pq);
+        ts_step_plan_free(&pb);
+    }
+    /* The default prefetches. */
+    struct ts_job job;
+    fsdp_job(&job, 1, "1 Gb/s", 3);
+    assert_false(job.parallel.fsdp_no_backward_prefetch);
+}
+
 static void hybrid_sharding_gathers_inside_the_group_and_all_reduces_across_replicas(void **state)
 {
     (void)state;
@@ -1071,6 +1114,7 @@ int main(void)
         cmocka_unit_test(context_parallel_rings_across_nodes_pay_the_network),
         cmocka_unit_test(fsdp_with_one_unit_per_chunk_is_zero3_at_chunk_granularity),
         cmocka_unit_test(fsdp_units_hide_gathers_behind_compute_as_a_flow_shop),
+        cmocka_unit_test(fsdp_without_backward_prefetch_queues_each_gather_behind_the_reduce_scatter),
         cmocka_unit_test(hybrid_sharding_gathers_inside_the_group_and_all_reduces_across_replicas),
         cmocka_unit_test(task_count_is_computed_in_64_bits_and_bounded_before_allocation),
         cmocka_unit_test(job_validation_refuses_an_iteration_above_the_task_budget),

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Writes the attention-kernel tables (fa1, fa2, fa3, cudnn, triton, xla .json) from the
+"""Writes the attention-kernel tables (fa1, fa2, fa3, cudnn, triton, triton-2022, xla .json) from the
 published benchmark bars, and derives the entries that were not published, as each file's
 "source" states. Run from this folder: python3 make_tables.py"""
 import json
@@ -55,7 +55,18 @@ A_SRC = ("Dao 2023, FlashAttention-2 (arXiv 2307.08691): on A100 80GB SXM4 the f
          "value at head dim 128, 16k, no mask; backward with 0.63).")
 
 
-TRITON_A100 = {k: [x / (1.4 if k[0] in 'fc' else 2.0) for x in v] for k, v in A100_FA2.items()}
+# The Triton kernel of 2024 (the fused-attention tutorial kernel the FlashAttention-3 paper
+# benchmarks) on Ampere: no A100 bars are published; assumed at its H100 ratio to
+# FlashAttention-2 at each length, head dim and direction.
+TRITON_A100 = {k: [a * t / f for a, t, f in zip(v, H100['triton'][k], fa2h[k])]
+               for k, v in A100_FA2.items()}
+# Tri Dao's 2022 FlashAttention in Triton (flash_attn_triton.py; llm-foundry's attn_impl
+# "triton", on triton 2.0.0.dev20221202 / triton-pre-mlir): FlashAttention-2 / 1.4 forward and
+# / 2 backward (Dao 2023, Sec. 4.1, A100). On Hopper the same ratios to FA2's H100 bars
+# (assumption: the pre-MLIR Triton compiler emits no Hopper instructions (WGMMA, TMA), so the
+# kernel stays an Ampere-style kernel there, as FlashAttention-2 does).
+TRITON22 = {g: {k: [x / (1.4 if k[0] in 'fc' else 2.0) for x in v] for k, v in d.items()}
+            for g, d in (('ampere', A100_FA2), ('hopper', fa2h))}
 
 
 def gen(dev, peak, d, notes):
@@ -93,14 +104,29 @@ write('cudnn', 'cuDNN fused flash attention (cuDNN 9 SDPA: Transformer Engine Fu
       "selects FlashAttention-2 on sm80, so the ampere block repeats the fa2 ampere table (assumption).",
       {"ampere": gen("A100 80GB SXM4", "312 TFLOP/s", A100_FA2, "= fa2 ampere (assumption)."),
        "hopper": gen("H100 80GB SXM5", "989 TFLOP/s", H100['cudnn'], "cuDNN series.")}, CAUSAL_NOTE)
-write('triton', 'Triton fused attention: on Ampere the FlashAttention-in-Triton kernel the FlashAttention-2 paper compares with; on Hopper the Triton fused-attention tutorial kernel the FlashAttention-3 paper benchmarks.',
+write('triton', 'Triton fused attention of 2024: the Triton fused-attention tutorial kernel the '
+      'FlashAttention-3 paper benchmarks (for the 2022 FlashAttention-in-Triton kernel see triton-2022).',
       H_SRC + " Triton series for the forward. Its backward is not in Figure 6: the hopper backward is "
       "FlashAttention-2 backward x (Triton / FlashAttention-2 forward) at each length and head dim. "
-      "Ampere: Dao 2023 (arXiv 2307.08691, Sec. 4.1): FlashAttention-2 is around 1.3-1.5x faster than "
-      "FlashAttention in Triton in the forward pass and around 2x faster in the backward pass; the "
-      "ampere table is fa2 ampere / 1.4 forward and / 2 backward.",
-      {"ampere": gen("A100 80GB SXM4", "312 TFLOP/s", TRITON_A100, "fa2 ampere / 1.4 (forward), / 2 (backward)."),
+      "Ampere: no published A100 figures for this kernel; the ampere table is fa2 ampere x (Triton / "
+      "FlashAttention-2 on H100) at each length, head dim and direction (assumption).",
+      {"ampere": gen("A100 80GB SXM4", "312 TFLOP/s", TRITON_A100,
+                     "fa2 ampere x the H100 Triton / FA2 ratio (assumption)."),
        "hopper": gen("H100 80GB SXM5", "989 TFLOP/s", H100['triton'], "Triton forward; backward derived.")},
+      CAUSAL_NOTE)
+write('triton-2022', 'FlashAttention in Triton of 2022 (Tri Dao\'s flash_attn_triton.py, the kernel of '
+      'MosaicML llm-foundry attn_impl "triton", run on triton 2.0.0.dev20221202 / triton-pre-mlir).',
+      "Dao 2023, FlashAttention-2 (arXiv 2307.08691), Sec. 4.1 and Figures 4-6 (A100 80GB SXM4): "
+      "FlashAttention-2 is around 1.3-1.5x faster than FlashAttention in Triton in the forward pass and "
+      "around 2x faster in the backward pass; so this table is the fa2 table / 1.4 forward and / 2 "
+      "backward. Ampere: fa2 ampere (" + A_SRC + "). Hopper: the same ratios to fa2 hopper (FlashAttention-2 "
+      "bars on H100 SXM5 in " + H_SRC + "); an assumption: the pre-MLIR Triton compiler the kernel "
+      "ran on emits no Hopper instructions (WGMMA, TMA), so, like FlashAttention-2, it stays an "
+      "Ampere-style kernel on H100.",
+      {"ampere": gen("A100 80GB SXM4", "312 TFLOP/s", TRITON22['ampere'],
+                     "fa2 ampere / 1.4 (forward), / 2 (backward)."),
+       "hopper": gen("H100 80GB SXM5", "989 TFLOP/s", TRITON22['hopper'],
+                     "fa2 hopper / 1.4 (forward), / 2 (backward) (assumption, see source).")},
       CAUSAL_NOTE)
 write('xla', 'XLA fused attention on NVIDIA GPUs: XLA lowers fused attention to cuDNN flash attention '
       '(jax.nn.dot_product_attention implementation="cudnn"; MaxText attention "cudnn_flash_te").',

@@ -777,24 +777,41 @@ static void build_output(const struct kern *k_job, const struct shape *sh, const
     stream(k, &H->fwd, 2.0 * e * sh->Tn * h);                       // final norm
     unfused_layer_norm(k, sh, m, &H->fwd, 1.0);
     linear(k, &H->fwd, T, V_l, h, e);                              // logits
-    if (!k->fused[TS_FUSE_CROSS_ENTROPY])
-        unfused(k, &H->fwd, (e + 4.0) * T * V_l, 1.0);             // eager upcast of the logits
-    /* Vocabulary-parallel cross-entropy in fp32 (Megatron-LM): cast, max, subtract, exp,
-     * sum, normalise: about e + 32 bytes per logit over six kernels. */
-    stream(k, &H->fwd, (e + 8.0) * T * V_l);
-    stream(k, &H->fwd, 4.0 * T * V_l);
-    stream(k, &H->fwd, 8.0 * T * V_l);
-    stream(k, &H->fwd, 8.0 * T * V_l);
-    stream(k, &H->fwd, 4.0 * T * V_l);
-    stream(k, &H->fwd, 8.0 * T * V_l);
-    pass_total_k(k, &H->fwd);
-    stream(k, &H->bwd, (4.0 + e) * T * V_l);                        // softmax - one-hot
-    if (!k->fused[TS_FUSE_CROSS_ENTROPY])
-        unfused(k, &H->bwd, (4.0 + e) * T * V_l, 1.0);             // fp32 gradient cast back
+    if (job->parallel.sw.xentropy) {
+        /* A fused cross-entropy kernel (flash-attn CrossEntropyLoss, xentropy CUDA / Triton:
+         * flash_attn/losses/cross_entropy.py): forward reads the logits once and writes one
+         * fp32 log-sum-exp and loss per row; backward reads the logits and writes their
+         * gradient in the same dtype. */
+        stream(k, &H->fwd, e * T * V_l);
+        pass_total_k(k, &H->fwd);
+        stream(k, &H->bwd, 2.0 * e * T * V_l);
+    } else {
+        if (!k->fused[TS_FUSE_CROSS_ENTROPY])
+            unfused(k, &H->fwd, (e + 4.0) * T * V_l, 1.0);         // eager upcast of the logits
+        /* Vocabulary-parallel cross-entropy in fp32 (Megatron-LM): cast, max, subtract, exp,
+         * sum, normalise: e + 40 bytes per logit over six kernels. */
+        stream(k, &H->fwd, (e + 8.0) * T * V_l);
+        stream(k, &H->fwd, 4.0 * T * V_l);
+        stream(k, &H->fwd, 8.0 * T * V_l);
+        stream(k, &H->fwd, 8.0 * T * V_l);
+        stream(k, &H->fwd, 4.0 * T * V_l);
+        stream(k, &H->fwd, 8.0 * T * V_l);
+        pass_total_k(k, &H->fwd);
+        stream(k, &H->bwd, (4.0 + e) * T * V_l);                    // softmax - one-hot
+        if (!k->fused[TS_FUSE_CROSS_ENTROPY])
+            unfused(k, &H->bwd, (4.0 + e) * T * V_l, 1.0);         // fp32 gradient cast back
+    }
     linear(k, &H->bwd, T, h, V_l, e);                              // logits dgrad
     wgrad(k, sh, &H->bwd, V_l, h, T);                             // logits wgrad
     stream(k, &H->bwd, 3.0 * e * sh->Tn * h);                       // final norm backward
     unfused_layer_norm(k, sh, m, &H->bwd, 2.0);
+    /* Training metrics on the logits after the backward (Composer's _train_microbatch
+     * updates its train metrics with the microbatch outputs; LanguageCrossEntropy and
+     * LanguagePerplexity each run torch.nn.CrossEntropyLoss over every logit under autocast,
+     * composer/metrics/nlp.py): per metric a cast to fp32 (e + 4 bytes per logit), a
+     * log-softmax reading and writing fp32 (8) and the loss gather: three kernels. */
+    for (int i = 0; i < job->parallel.sw.logit_metrics; i++)
+        unfused(k, &H->bwd, (e + 12.0) * T * V_l, 3.0);
     pass_total_k(k, &H->bwd);
     if (sh->t > 1) {
         H->tp_fwd.bytes = H->tp_bwd.bytes = T * h * e;
@@ -808,7 +825,9 @@ static void build_output(const struct kern *k_job, const struct shape *sh, const
     H->model_flops = 3.0 * 2.0 * T * h * m->vocab / sh->t;
     bool own_weights = !m->tied_embeddings || job->parallel.pp > 1;
     H->params = (own_weights ? V_l * h : 0.0) + h * (m->bias ? 2.0 : 1.0);
-    H->activation_bytes = (e + 4.0) * T * V_l;                      // logits + fp32 softmax
+    /* Held at the loss: the logits and the fp32 softmax kept for backward (Megatron-LM), or
+     * the logits and, while the fused kernel's backward runs, their gradient (xentropy). */
+    H->activation_bytes = (job->parallel.sw.xentropy ? 2.0 * e : e + 4.0) * T * V_l;
 }
 
 /* ---------------------------------------------------------------- public */

@@ -42,7 +42,8 @@ static const char *const parallel_keys[] = {
     "tp", "pp", "dp", "cp", "microbatch", "schedule", "virtual_stages", "sequence_parallel",
     "recompute", "zero", "dp_overlap", "tp_comm_overlap", "p2p_overlap", "attention", "scatter_gather",
     "first_stage_layers", "last_stage_layers", "order", "bucket_size", "fp32_grads",
-    "grad_accum_fusion", "zero_group", "fsdp_unit_layers", "fsdp_prefetch", NULL,
+    "grad_accum_fusion", "zero_group", "fsdp_unit_layers", "fsdp_prefetch",
+    "fsdp_backward_prefetch", NULL,
 };
 
 static int parse_order(const struct ts_jnode *node, int order[TS_PDIM_COUNT], struct ts_err *err)
@@ -131,6 +132,16 @@ int ts_parallel_parse(const struct ts_jnode *node, struct ts_parallel *p, struct
         (rc = ts_jnode_get_int(node, "fsdp_prefetch", TS_OPTIONAL, 0, TS_FSDP_PREFETCH_MAX,
                                &p->fsdp_prefetch, err)))
         return rc;
+    /* FSDP's backward prefetch. BACKWARD_PRE and BACKWARD_POST both issue the next unit's
+     * all-gather before the unit's reduce-scatter (torch/distributed/fsdp/_runtime_utils.py:
+     * _post_backward_hook runs _post_backward_reshard, which prefetches, before _reduce_grad;
+     * the CPU runs ahead of the GPU), so they time alike here; "none" queues it behind. */
+    static const char *const bwd_prefetch_names[] = {"pre", "post", "none"};
+    int bwd = p->fsdp_no_backward_prefetch ? 2 : 0;
+    if ((rc = ts_jnode_get_enum(node, "fsdp_backward_prefetch", TS_OPTIONAL, bwd_prefetch_names, 3,
+                                &bwd, err)))
+        return rc;
+    p->fsdp_no_backward_prefetch = bwd == 2;
     p->schedule = (enum ts_schedule)sched;
     if (ts_jnode_child(node, "recompute", &c) && (rc = ts_recompute_parse(&c, p, err)))
         return rc;

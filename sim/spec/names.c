@@ -8,7 +8,8 @@ const char *const ts_precision_names[TS_PREC_COUNT] = {"bf16", "fp16", "fp8", "f
 const char *const ts_schedule_names[TS_SCHED_COUNT] = {"gpipe", "1f1b", "interleaved"};
 const char *const ts_recompute_names[TS_RECOMPUTE_COUNT] = {"none", "selective", "full"};
 const char *const ts_attention_names[TS_ATTN_COUNT] = {
-    "flash", "standard", "fa1", "fa2", "fa3", "cudnn", "triton", "xla", "device"};
+    "flash", "standard", "fa1", "fa2", "fa3", "cudnn", "triton", "triton-2022", "xla",
+    "device"};
 const char *const ts_generation_names[TS_GEN_COUNT] = {"ampere", "hopper", "blackwell", "cdna3",
                                                        "cpu", "unknown"};
 const char *const ts_tp_overlap_names[TS_TPO_COUNT] = {"userbuffers", "async_tp", "none"};
@@ -23,7 +24,7 @@ _Static_assert(TS_FFN_COUNT == 2, "update ts_ffn_names");
 _Static_assert(TS_PREC_COUNT == 4, "update ts_precision_names");
 _Static_assert(TS_SCHED_COUNT == 3, "update ts_schedule_names");
 _Static_assert(TS_RECOMPUTE_COUNT == 3, "update ts_recompute_names");
-_Static_assert(TS_ATTN_COUNT == 9, "update ts_attention_names");
+_Static_assert(TS_ATTN_COUNT == 10, "update ts_attention_names");
 _Static_assert(TS_GEN_COUNT == 6, "update ts_generation_names");
 _Static_assert(TS_TPO_COUNT == 3, "update ts_tp_overlap_names");
 _Static_assert(TS_FUSE_COUNT == 6, "update ts_fuse_names");

@@ -28,6 +28,18 @@
  *                                    them by the accelerator's overlap_slowdown
  *   optimizer                        "fused" | "foreach" | "per_tensor"
  *   grad_reduce_dtype                "fp32" | "bf16" | "accumulation" (as fp32_grads)
+ *   cross_entropy_kernel             "vocab_parallel" (default: Megatron-LM's loss in fp32:
+ *                                    six passes forward (e + 40 bytes per logit), logits + fp32
+ *                                    softmax held, e + 4 bytes per logit) | "xentropy" (a
+ *                                    fused kernel in the logits' dtype, flash-attn
+ *                                    CrossEntropyLoss: one pass each way, the logits and
+ *                                    their gradient held, 2 e bytes per logit; fused, so
+ *                                    fused.cross_entropy does not apply)
+ *   logit_metrics                    integer 0..8 (default 0): training metrics the trainer
+ *                                    computes on the logits after each microbatch's
+ *                                    backward, each an eager fp32 cross-entropy over every
+ *                                    logit (Composer's LanguageCrossEntropy and
+ *                                    LanguagePerplexity: 2)
  *   master_weights                   "separate" (16-bit weights + fp32 master copy in the
  *                                    optimizer state; default) | "fp32_params" (parameters
  *                                    kept in fp32, cast to 16 bits on use)
@@ -87,7 +99,7 @@ static const char *const sw_keys[] = {
     "name", "description", "source", "notes", "attention", "p2p_overlap", "dp_overlap",
     "tp_comm_overlap", "fp32_grads", "grad_accum_fusion", "tp_overlap", "async_tp_hidden",
     "fused", "launch", "comm_contention", "optimizer", "grad_reduce_dtype", "master_weights",
-    "calibration",
+    "cross_entropy_kernel", "logit_metrics", "calibration",
     "validation", "max_published_mfu", NULL,
 };
 static const char *const launch_keys[] = {"host_dispatch", "kernel_latency", NULL};
@@ -101,15 +113,16 @@ static int parse_kernel(const struct ts_jnode *n, uint8_t *out, struct ts_err *e
 {
     if (!cJSON_IsString(n->json))
         return ts_err_at(err, n->file, n->path, "expected a kernel name (\"fa2\", \"fa3\", "
-                         "\"cudnn\", \"triton\", \"xla\", \"fa1\", \"standard\", \"device\")");
+                         "\"cudnn\", \"triton\", \"triton-2022\", \"xla\", \"fa1\", "
+                         "\"standard\", \"device\")");
     for (int i = 0; i < TS_ATTN_COUNT; i++)
         if (i != TS_ATTN_FLASH && strcmp(n->json->valuestring, ts_attention_names[i]) == 0) {
             *out = (uint8_t)i;
             return TS_OK;
         }
     return ts_err_at(err, n->file, n->path, "\"%s\" is not an attention kernel; use one of "
-                     "\"standard\", \"fa1\", \"fa2\", \"fa3\", \"cudnn\", \"triton\", \"xla\", "
-                     "\"device\"", n->json->valuestring);
+                     "\"standard\", \"fa1\", \"fa2\", \"fa3\", \"cudnn\", \"triton\", "
+                     "\"triton-2022\", \"xla\", \"device\"", n->json->valuestring);
 }
 
 static int parse_attention(const struct ts_jnode *n, struct ts_sw_mech *m, struct ts_err *err)
@@ -249,18 +262,22 @@ int ts_software_parse(const struct ts_jnode *node, struct ts_software *sw, struc
                                 err)) ||
         (rc = ts_jnode_get_bool(node, "comm_contention", TS_OPTIONAL, &m->contention, err)) ||
         (rc = ts_jnode_get_quantity(node, "async_tp_hidden", TS_OPTIONAL, TS_DIM_NUMBER, 0.0, 1.0,
-                                    &m->async_tp_hidden, err)))
+                                    &m->async_tp_hidden, err)) ||
+        (rc = ts_jnode_get_int(node, "logit_metrics", TS_OPTIONAL, 0, 8, &m->logit_metrics, err)))
         return rc;
-    int tpo = m->tp_overlap, opt = m->optimizer, red = 2, master = 0;
+    int tpo = m->tp_overlap, opt = m->optimizer, red = 2, master = 0, ce = 0;
     static const char *const red_names[] = {"fp32", "bf16", "accumulation"};
     static const char *const master_names[] = {"separate", "fp32_params"};
+    static const char *const ce_names[] = {"vocab_parallel", "xentropy"};
     if ((rc = ts_jnode_get_enum(node, "tp_overlap", TS_OPTIONAL, ts_tp_overlap_names,
                                 TS_TPO_COUNT, &tpo, err)) ||
         (rc = ts_jnode_get_enum(node, "optimizer", TS_OPTIONAL, ts_optimizer_impl_names,
                                 TS_OPT_COUNT, &opt, err)) ||
         (rc = ts_jnode_get_enum(node, "grad_reduce_dtype", TS_OPTIONAL, red_names, 3, &red, err)) ||
-        (rc = ts_jnode_get_enum(node, "master_weights", TS_OPTIONAL, master_names, 2, &master, err)))
+        (rc = ts_jnode_get_enum(node, "master_weights", TS_OPTIONAL, master_names, 2, &master, err)) ||
+        (rc = ts_jnode_get_enum(node, "cross_entropy_kernel", TS_OPTIONAL, ce_names, 2, &ce, err)))
         return rc;
+    m->xentropy = ce == 1;
     m->fp32_params = master == 1;
     m->tp_overlap = (uint8_t)tpo;
     m->optimizer = (uint8_t)opt;

@@ -107,9 +107,12 @@ struct ts_recompute_policy {
  * generation, interpolated in log(sequence length)). FA3 exists only for Hopper. */
 enum ts_attention {
     TS_ATTN_FLASH, TS_ATTN_STANDARD, TS_ATTN_FA1, TS_ATTN_FA2, TS_ATTN_FA3, TS_ATTN_CUDNN,
-    TS_ATTN_TRITON, TS_ATTN_XLA, TS_ATTN_DEVICE, TS_ATTN_COUNT
+    TS_ATTN_TRITON, TS_ATTN_TRITON_2022, TS_ATTN_XLA, TS_ATTN_DEVICE, TS_ATTN_COUNT
 };
-/* "flash", "standard", "fa1", "fa2", "fa3", "cudnn", "triton", "xla", "device" ("device" =
+/* "flash", "standard", "fa1", "fa2", "fa3", "cudnn", "triton", "triton-2022", "xla", "device"
+ * ("triton" = the Triton fused-attention kernel of 2024; "triton-2022" = Tri Dao's 2022
+ * FlashAttention in Triton (flash_attn_triton.py) that llm-foundry ran as attn_impl triton;
+ * "device" =
  * the accelerator file's own flash_attention figures, a sequence-independent plateau; only a
  * software profile may name it). */
 extern const char *const ts_attention_names[TS_ATTN_COUNT];
@@ -310,6 +313,13 @@ struct ts_sw_mech {
                                         //   float32): no separate 16-bit working copy, no
                                         //   master copy in the optimizer state; false: 16-bit
                                         //   weights + fp32 master (Megatron, DeepSpeed)
+    bool xentropy;                      // cross-entropy by a fused kernel in the logits' dtype
+                                        //   (flash-attn CrossEntropyLoss): one pass each way,
+                                        //   logits + their gradient held (2 e per logit);
+                                        //   false: Megatron-LM's fp32 vocab-parallel loss
+    int logit_metrics;                  // eager cross-entropies the trainer evaluates on the
+                                        //   logits each microbatch besides the loss (Composer
+                                        //   train metrics); 0 = none
     int n_cal;                          // per-device fitted compute scale (one constant)
     char cal_device[TS_SW_CAL_MAX][TS_NAME_MAX];
     double cal_scale[TS_SW_CAL_MAX];    // multiplies the accelerator's sustained_compute
@@ -350,6 +360,11 @@ struct ts_parallel {
     int fsdp_prefetch;          // ZeRO-3 / FSDP: units whose all-gather may run ahead of the
                                 //   unit being computed, default 1 (FSDP's backward_prefetch /
                                 //   forward prefetch of one unit; at most TS_FSDP_PREFETCH_MAX)
+    bool fsdp_no_backward_prefetch; // ZeRO-3 / FSDP backward without prefetch (FSDP
+                                //   backward_prefetch None): each unit's all-gather is issued
+                                //   by its own pre-backward hook, behind the previous unit's
+                                //   reduce-scatter; default false (BACKWARD_PRE / _POST: the
+                                //   next all-gather is issued before the unit's reduce-scatter)
     bool dp_overlap;            // overlap DP gradient reduction with backward, default true
     bool tp_comm_overlap;       // overlap TP collectives with GEMMs, default false
     bool p2p_overlap;           // pipeline sends run alongside compute (Megatron-Core's

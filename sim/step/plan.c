@@ -133,17 +133,28 @@ struct z3_unit {
  * computed carries besides its layers (embedding, output layer), `last_scatter_extra_s` the
  * extra reduce-scatter of the last one. Returns the task's duration; *left_s gets the
  * communication still queued when the last unit's compute ends (its reduce-scatter). With
- * one unit the task lasts its compute, as ZeRO-3 at chunk granularity had it. */
+ * one unit the task lasts its compute, as ZeRO-3 at chunk granularity had it. `no_prefetch`
+ * (backward only; FSDP backward_prefetch None): the next unit's all-gather is issued by
+ * that unit's own pre-backward hook, after this unit's reduce-scatter was queued, so it waits
+ * behind it on the one stream (Zhao et al. 2023, "PyTorch FSDP", arXiv 2304.11277, backward
+ * prefetching: with one NCCL stream the all-gather would wait for the reduce-scatter, which
+ * waits for the gradient computation; prefetching issues it before). */
 static double z3_task(int n, const struct z3_unit *u, double first_extra_s, double last_extra_s,
-                      double last_scatter_extra_s, int depth, bool backward, double *left_s)
+                      double last_scatter_extra_s, int depth, bool backward, bool no_prefetch,
+                      double *left_s)
 {
+    if (!backward)
+        no_prefetch = false;
+    if (no_prefetch)
+        depth = depth > 0 ? 1 : 0;    /* one unit gathered at a time */
     double pending[TS_FSDP_PREFETCH_MAX + 1];  // all-gather ends of units issued ahead
     int ring = depth + 1;
     double link = 0.0;                         // when the communication stream is free
     double end = 0.0;                          // compute end of the previous unit
     int issued = 1;                            // units whose all-gather has been issued
-    /* Units 1 .. depth are gathered as soon as the task starts. */
-    for (; issued < n && issued <= depth; issued++) {
+    /* Units 1 .. depth are gathered as soon as the task starts (after the first unit
+     * without prefetch). */
+    for (; !no_prefetch && issued < n && issued <= depth; issued++) {
         link += u->gather_s;
         pending[issued % ring] = link;
     }
@@ -151,7 +162,7 @@ static double z3_task(int n, const struct z3_unit *u, double first_extra_s, doub
         double arrived = i > 0 && u->gather_s > 0 ? pending[i % ring] : 0.0;
         double start = fmax(end, arrived);
         /* The unit that starts frees a prefetch slot: issue the all-gather depth units on. */
-        if (issued < n && issued <= i + depth) {
+        if (!no_prefetch && issued < n && issued <= i + depth) {
             link = fmax(link, start) + u->gather_s;
             pending[issued % ring] = link;
             issued++;
@@ -160,6 +171,11 @@ static double z3_task(int n, const struct z3_unit *u, double first_extra_s, doub
               (i == n - 1 ? last_extra_s : 0.0);
         if (backward)
             link = fmax(link, end) + u->scatter_s + (i == n - 1 ? last_scatter_extra_s : 0.0);
+        if (no_prefetch && depth > 0 && issued < n) {
+            link += u->gather_s;
+            pending[issued % ring] = link;
+            issued++;
+        }
     }
     *left_s = fmax(0.0, link - end);
     return end;
@@ -234,10 +250,10 @@ static void z3_chunk(const struct ts_job *job, const struct ts_compute *c, struc
     double f_first = has_embed ? c->embed.fwd.time_s : 0.0;
     double b_last = has_embed ? c->embed.bwd.time_s : 0.0;
     double tf = z3_task(n, &uf, f_first, fwd_extra_first - f_first, 0.0, par->fsdp_prefetch, false,
-                        &left_f);
+                        false, &left_f);
     double tb = z3_task(n, &ub, bwd_extra - b_last, b_last,
                         has_embed ? rs_extra.time_s - rs.time_s : 0.0, par->fsdp_prefetch, true,
-                        &left_b);
+                        par->fsdp_no_backward_prefetch, &left_b);
     /* What the units' communication adds to the tasks is exposed data-parallel traffic. */
     x->fwd_z3_s = tf - x->fwd_s;
     x->bwd_z3_s = tb - x->bwd_s;
