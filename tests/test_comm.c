@@ -2,7 +2,7 @@
  * Tests of the comm module (sim/comm): placement of parallel groups on the topology,
  * alpha-beta collective times by hand on a synthetic two-level system, the measured NCCL
  * bus-bandwidth curve of the shared reference (hardware.md) reproduced by the catalogue
- * systems, and the size-dependent choice of algorithm.
+ * systems, the algorithms NCCL offers per collective, and the size-dependent choice.
  */
 #include "test_helpers.h"
 
@@ -199,16 +199,21 @@ static void tree_costs_log2_domains_hops_plus_the_chain_inside(void **state)
     double hops = 2 * A_OUT + 3 * A_UP;     /* ceil(log2 4) alpha_out + (4 - 1) alpha_up */
     double ar = 2 * hops + fmax(2 * S / UP_BW, 2 * S / 4 / oversub_bw);
     expect_algo(&sys, TS_COLL_ALLREDUCE, &g, S, TS_ALGO_TREE, ar);
-    double rs = hops + fmax(15.0 / 16 * S / UP_BW, 15.0 / 16 * S / 4 / oversub_bw);
-    expect_algo(&sys, TS_COLL_REDUCESCATTER, &g, S, TS_ALGO_TREE, rs);
-    /* no tree inside a single domain */
-    struct ts_group g4;
+    /* NCCL's trees serve all-reduce only; no tree inside a single domain */
     struct ts_coll_cost c;
+    assert_false(ts_comm_collective_algo(&sys, TS_COLL_REDUCESCATTER, &g, S, TS_ALGO_TREE, &c));
+    assert_false(ts_comm_collective_algo(&sys, TS_COLL_ALLGATHER, &g, S, TS_ALGO_TREE, &c));
+    struct ts_group g4;
     ts_comm_group_strided(&sys, 4, 1, &g4);
     assert_false(ts_comm_collective_algo(&sys, TS_COLL_ALLREDUCE, &g4, S, TS_ALGO_TREE, &c));
 }
 
-static void hierarchical_runs_its_intra_and_inter_phases_in_sequence(void **state)
+/* NCCL tuning.cc (2.30): one NVLS pass costs 25 us against a 3.4 us NVLink ring step, an
+ * NVLS_TREE network hop 20.9 us against the tree's 14 us. */
+#define NVLS_PASS (25.0 / 3.4 * A_UP)
+#define NVLS_TREE_HOP (20.9 / 14.0 * A_OUT)
+
+static void hierarchical_is_nvls_tree_reducing_in_the_switch_and_treeing_across_domains(void **state)
 {
     (void)state;
     struct ts_system sys;
@@ -216,13 +221,17 @@ static void hierarchical_runs_its_intra_and_inter_phases_in_sequence(void **stat
     struct ts_group g;
     synth_group16(&sys, &g);
     double S = 256 * MIB, oversub_bw = OUT_BW / 2;
-    /* all-reduce: RS + AG inside (2 x 3 steps, 2 x 3/4 S), across 4 domains on S / 4
-     * (2 x min(3, log2 4) steps, 2 x 3/4 S / 4); phases add up */
-    double lat = 2 * (3 * A_UP + 2 * A_OUT);
-    double ar = lat + 2 * 0.75 * S / UP_BW + 2 * 0.75 * S / 4 / oversub_bw;
+    /* S through the switch at 0.25 of link rate; 2 S / 4 through each NIC up and down the
+     * tree over 4 domains (2 hops each way), pipelined */
+    double ar = NVLS_PASS + 2 * 2 * NVLS_TREE_HOP + fmax(S / (1e11 * 0.25), 2 * S / 4 / oversub_bw);
     expect_algo(&sys, TS_COLL_ALLREDUCE, &g, S, TS_ALGO_HIERARCHICAL, ar);
-    double ag = lat / 2 + 0.75 * S / UP_BW + 0.75 * S / 4 / oversub_bw;
-    expect_algo(&sys, TS_COLL_ALLGATHER, &g, S, TS_ALGO_HIERARCHICAL, ag);
+    /* all-reduce only, and only where the switch reduces: NCCL has no intra-RS / inter-AR /
+     * intra-AG algorithm */
+    struct ts_coll_cost c;
+    assert_false(ts_comm_collective_algo(&sys, TS_COLL_ALLGATHER, &g, S, TS_ALGO_HIERARCHICAL, &c));
+    assert_false(ts_comm_collective_algo(&sys, TS_COLL_REDUCESCATTER, &g, S, TS_ALGO_HIERARCHICAL, &c));
+    sys.scale_up.in_network_reduction = false;
+    assert_false(ts_comm_collective_algo(&sys, TS_COLL_ALLREDUCE, &g, S, TS_ALGO_HIERARCHICAL, &c));
 }
 
 static void nvls_reduces_in_the_switch_at_its_reduction_rate(void **state)
@@ -233,12 +242,120 @@ static void nvls_reduces_in_the_switch_at_its_reduction_rate(void **state)
     struct ts_group g4, g16;
     ts_comm_group_strided(&sys, 4, 1, &g4);
     double S = 1 * GIB;
-    expect_algo(&sys, TS_COLL_ALLREDUCE, &g4, S, TS_ALGO_NVLS, 2 * A_UP + S / (1e11 * 0.25));
-    /* only for all-reduce, only inside one domain */
+    expect_algo(&sys, TS_COLL_ALLREDUCE, &g4, S, TS_ALGO_NVLS, NVLS_PASS + S / (1e11 * 0.25));
+    /* all-gather / reduce-scatter (NCCL 2.19+): the (n-1)/n S that comes from the others */
+    expect_algo(&sys, TS_COLL_ALLGATHER, &g4, S, TS_ALGO_NVLS, NVLS_PASS + 0.75 * S / (1e11 * 0.25));
+    expect_algo(&sys, TS_COLL_REDUCESCATTER, &g4, S, TS_ALGO_NVLS,
+                NVLS_PASS + 0.75 * S / (1e11 * 0.25));
+    /* only inside one domain, only with a reducing switch */
     struct ts_coll_cost c;
-    assert_false(ts_comm_collective_algo(&sys, TS_COLL_ALLGATHER, &g4, S, TS_ALGO_NVLS, &c));
     synth_group16(&sys, &g16);
     assert_false(ts_comm_collective_algo(&sys, TS_COLL_ALLREDUCE, &g16, S, TS_ALGO_NVLS, &c));
+    assert_false(ts_comm_collective_algo(&sys, TS_COLL_ALLGATHER, &g16, S, TS_ALGO_NVLS, &c));
+    sys.scale_up.in_network_reduction = false;
+    assert_false(ts_comm_collective_algo(&sys, TS_COLL_ALLREDUCE, &g4, S, TS_ALGO_NVLS, &c));
+}
+
+static void pat_serves_all_gather_and_reduce_scatter_with_one_rank_per_node_only(void **state)
+{
+    (void)state;
+    struct ts_system sys;
+    parse_system(SYNTH_SYSTEM, &sys);
+    /* 8 ranks 4 apart: one per node, nodes 0 .. 7 under 4 leaves (NIC share halved) */
+    struct ts_group g;
+    ts_comm_group_strided(&sys, 8, 4, &g);
+    assert_group(&g, 8, 4, 1, 8, 1, 8, true);
+    double S = 64 * MIB;
+    /* NCCL 2.23+: log2(8) / 3.5 network steps + 2.8 / 14 of one per rank; 0.75 of the
+     * ring's bandwidth */
+    double lat = A_OUT * (3 / 3.5 + 0.2 * 8);
+    double pat = lat + 7.0 / 8 * S / (0.75 * OUT_BW / 2);
+    expect_algo(&sys, TS_COLL_ALLGATHER, &g, S, TS_ALGO_PAT, pat);
+    expect_algo(&sys, TS_COLL_REDUCESCATTER, &g, S, TS_ALGO_PAT, pat);
+    /* small messages: PAT's log latency beats the ring's 7 network steps */
+    struct ts_coll_cost c;
+    ts_comm_collective(&sys, TS_COLL_ALLGATHER, &g, 4096, &c);
+    assert_int_equal(c.algo, TS_ALGO_PAT);
+    /* large: the ring's full bandwidth wins */
+    ts_comm_collective(&sys, TS_COLL_ALLGATHER, &g, 16 * GIB, &c);
+    assert_int_equal(c.algo, TS_ALGO_RING);
+    /* never for all-reduce, never with several ranks per node */
+    assert_false(ts_comm_collective_algo(&sys, TS_COLL_ALLREDUCE, &g, S, TS_ALGO_PAT, &c));
+    struct ts_group g16;
+    synth_group16(&sys, &g16);
+    assert_false(ts_comm_collective_algo(&sys, TS_COLL_ALLGATHER, &g16, S, TS_ALGO_PAT, &c));
+}
+
+/* The algorithms ts_comm_collective_algo accepts for `coll` on g, as a bit set. */
+static unsigned applicable(const struct ts_system *sys, enum ts_coll coll, const struct ts_group *g)
+{
+    unsigned set = 0;
+    for (int a = 0; a < TS_ALGO_COUNT; a++) {
+        struct ts_coll_cost c;
+        if (ts_comm_collective_algo(sys, coll, g, 64 * MIB, (enum ts_algo)a, &c))
+            set |= 1u << a;
+    }
+    return set;
+}
+
+#define BIT(a) (1u << (a))
+
+static void each_collective_uses_the_algorithms_nccl_offers_for_it(void **state)
+{
+    (void)state;
+    /* NCCL 2.30 src/graph/tuning.cc (ncclTopoTuneModel): AllReduce ring, tree, NVLS,
+     * NVLS_TREE (CollNet not modelled); AllGather / ReduceScatter ring, NVLS inside one
+     * node (across nodes only with CollNet), PAT with one GPU per node. */
+    struct ts_system sys;
+    load_system("dgx-h100", &sys);     /* NVLink SHARP, 8 GPUs per node and domain */
+    struct ts_group one_node, nodes8x8, one_per_node;
+    ts_comm_group_strided(&sys, 8, 1, &one_node);
+    ts_comm_group_strided(&sys, 64, 1, &nodes8x8);
+    ts_comm_group_strided(&sys, 16, 8, &one_per_node);
+    const enum ts_coll rs_ag[] = {TS_COLL_ALLGATHER, TS_COLL_REDUCESCATTER};
+    assert_int_equal(applicable(&sys, TS_COLL_ALLREDUCE, &one_node),
+                     BIT(TS_ALGO_RING) | BIT(TS_ALGO_NVLS));
+    assert_int_equal(applicable(&sys, TS_COLL_ALLREDUCE, &nodes8x8),
+                     BIT(TS_ALGO_RING) | BIT(TS_ALGO_TREE) | BIT(TS_ALGO_HIERARCHICAL));
+    assert_int_equal(applicable(&sys, TS_COLL_ALLREDUCE, &one_per_node),
+                     BIT(TS_ALGO_RING) | BIT(TS_ALGO_TREE));
+    for (size_t i = 0; i < TS_ARRAY_LEN(rs_ag); i++) {
+        assert_int_equal(applicable(&sys, rs_ag[i], &one_node), BIT(TS_ALGO_RING) | BIT(TS_ALGO_NVLS));
+        assert_int_equal(applicable(&sys, rs_ag[i], &nodes8x8), BIT(TS_ALGO_RING));
+        assert_int_equal(applicable(&sys, rs_ag[i], &one_per_node),
+                         BIT(TS_ALGO_RING) | BIT(TS_ALGO_PAT));
+    }
+    /* without NVLink SHARP (A100): ring and tree for all-reduce, ring alone for the others */
+    load_system("dgx-a100-80g", &sys);
+    ts_comm_group_strided(&sys, 64, 1, &nodes8x8);
+    assert_int_equal(applicable(&sys, TS_COLL_ALLREDUCE, &nodes8x8),
+                     BIT(TS_ALGO_RING) | BIT(TS_ALGO_TREE));
+    assert_int_equal(applicable(&sys, TS_COLL_ALLGATHER, &nodes8x8), BIT(TS_ALGO_RING));
+}
+
+static void all_gather_latency_grows_with_the_ranks_as_an_nccl_ring(void **state)
+{
+    (void)state;
+    /* FSDP's per-unit all-gather over all GPUs, 8 per node: n - 1 ring steps, of which
+     * nodes - 1 cross the network (NCCL tuning.cc nInterSteps), for any message size */
+    struct ts_system sys;
+    load_system("dgx-h100", &sys);
+    double a_up = sys.scale_up.latency, a_out = sys.scale_out.latency, prev = 0.0;
+    for (int nodes = 2; nodes <= 64; nodes *= 2) {
+        int n = 8 * nodes;
+        struct ts_group g;
+        ts_comm_group_strided(&sys, n, 1, &g);
+        for (double S = 4096; S <= 4 * GIB; S *= 64) {
+            struct ts_coll_cost c;
+            ts_comm_collective(&sys, TS_COLL_ALLGATHER, &g, S, &c);
+            assert_int_equal(c.algo, TS_ALGO_RING);
+            assert_close(c.latency_s, (n - nodes) * a_up + (nodes - 1) * a_out, 1e-12, 0);
+        }
+        struct ts_coll_cost c;
+        ts_comm_collective(&sys, TS_COLL_REDUCESCATTER, &g, 4096, &c);
+        assert_true(c.latency_s > prev);
+        prev = c.latency_s;
+    }
 }
 
 static void direct_sends_go_over_nvlink_or_the_nic_and_all_to_all_splits_by_peer(void **state)
@@ -409,8 +526,11 @@ int main(void)
         cmocka_unit_test(a_stride_below_the_domain_packs_several_members_per_domain),
         cmocka_unit_test(ring_costs_2_n_minus_1_steps_and_the_bottleneck_bandwidth),
         cmocka_unit_test(tree_costs_log2_domains_hops_plus_the_chain_inside),
-        cmocka_unit_test(hierarchical_runs_its_intra_and_inter_phases_in_sequence),
+        cmocka_unit_test(hierarchical_is_nvls_tree_reducing_in_the_switch_and_treeing_across_domains),
         cmocka_unit_test(nvls_reduces_in_the_switch_at_its_reduction_rate),
+        cmocka_unit_test(pat_serves_all_gather_and_reduce_scatter_with_one_rank_per_node_only),
+        cmocka_unit_test(each_collective_uses_the_algorithms_nccl_offers_for_it),
+        cmocka_unit_test(all_gather_latency_grows_with_the_ranks_as_an_nccl_ring),
         cmocka_unit_test(direct_sends_go_over_nvlink_or_the_nic_and_all_to_all_splits_by_peer),
         cmocka_unit_test(the_fastest_algorithm_is_the_minimum_over_all_that_apply),
         cmocka_unit_test(bus_bandwidth_follows_the_nccl_tests_definitions),

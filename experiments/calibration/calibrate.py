@@ -33,7 +33,7 @@ Sources and method:
 Usage: experiments/calibration/calibrate.py [--trainsim PATH] [--write]
 Prints every fitted constant and the error tables; --write stores them in the catalogue.
 """
-import argparse, json, os, shutil, subprocess, sys, tempfile
+import argparse, json, os, re, shutil, subprocess, sys, tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
@@ -115,6 +115,17 @@ def row_job(row):
             "parallel": p}
 
 
+def restate(source, path, sus, mem, ratio):
+    """The source text with the written values: every 'sustained_compute X' and
+    'memory_efficiency X' it states, and the transferred element-wise/copy ratio."""
+    for key, value in (("sustained_compute", sus), ("memory_efficiency", mem)):
+        source, n = re.subn(r"\b%s \d+(\.\d+)?\b" % key, "%s %.3f" % (key, value), source)
+        if n == 0:
+            sys.exit("%s: source: does not state %s (add the value and its row)" % (path, key))
+    return re.sub(r"x \d\.\d{3}, the element-wise/copy ratio",
+                  "x %.3f, the element-wise/copy ratio" % ratio, source)
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--trainsim", default=os.path.join(ROOT, "build", "sim", "trainsim"))
@@ -191,6 +202,7 @@ def main():
                 d = json.load(open(path))
                 d["sustained_compute"] = round(sus, 3)
                 d["memory_efficiency"] = round(mem, 3)
+                d["source"] = restate(d["source"], path, sus, mem, ratio)
                 with open(path, "w") as f:
                     json.dump(d, f, indent=2)
                     f.write("\n")

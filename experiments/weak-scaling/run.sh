@@ -8,16 +8,17 @@
 # Environment: TRAINSIM (default build/sim/trainsim, built if missing).
 # Rows: the llm-foundry benchmark tables (experiments/validation-frameworks), grouped by table,
 # model, sequence length, microbatch and gradient accumulation; every group with two or more
-# GPU counts, all of them feasible in trainsim. Writes results.md and results.csv here.
+# GPU counts, all of them feasible in trainsim. Jobs: configs/validation/llm-foundry (software
+# profile pytorch-fsdp, per-unit FSDP collectives). Writes results.md and results.csv here.
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=../common.sh
 . "$HERE/../common.sh"
 FW=$ROOT/experiments/validation-frameworks
-"$FW/make_jobs.sh" --today --out "$OUT/jobs" >/dev/null
+JOBS=$ROOT/configs/validation/llm-foundry
 
-python3 - "$TRAINSIM" "$ROOT" "$FW" "$OUT" "$HERE" <<'PY'
+python3 - "$TRAINSIM" "$ROOT" "$FW" "$JOBS" "$HERE" <<'PY'
 import collections
 import csv
 import json
@@ -26,7 +27,7 @@ import statistics
 import subprocess
 import sys
 
-trainsim, root, fw, out, here = sys.argv[1:6]
+trainsim, root, fw, jobs, here = sys.argv[1:6]
 rows = list(csv.DictReader(open(os.path.join(fw, "llm-foundry-rows.csv"))))
 pub = json.load(open(os.path.join(fw, "published.json")))["rows"]
 assert len(rows) == len(pub)
@@ -43,7 +44,7 @@ for key, members in groups.items():
         continue
     runs = []
     for n, tps, name in members:
-        proc = subprocess.run([trainsim, "run", os.path.join(out, "jobs", name), "--format", "json"],
+        proc = subprocess.run([trainsim, "run", os.path.join(jobs, name), "--format", "json"],
                               capture_output=True, text=True, cwd=root)
         if proc.returncode != 0:
             sys.exit(f"{name}: trainsim failed ({proc.returncode}): {proc.stderr.strip()}")

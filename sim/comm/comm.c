@@ -8,9 +8,25 @@
 
 const char *const ts_coll_names[TS_COLL_COUNT] = {"allreduce", "reducescatter", "allgather",
                                                   "alltoall", "sendrecv"};
-const char *const ts_algo_names[TS_ALGO_COUNT] = {"ring", "tree", "hierarchical", "nvls", "direct"};
+const char *const ts_algo_names[TS_ALGO_COUNT] = {"ring", "tree", "hierarchical", "nvls", "pat",
+                                                  "direct"};
 _Static_assert(TS_COLL_COUNT == 5, "update ts_coll_names");
-_Static_assert(TS_ALGO_COUNT == 5, "update ts_algo_names");
+_Static_assert(TS_ALGO_COUNT == 6, "update ts_algo_names");
+
+/* PAT (NCCL 2.23+, src/graph/tuning.cc, unchanged through 2.30.7): latency
+ * log2i(nNodes) x interLat / 3.5 + 2.8 us x nRanks, with interLat the network Simple
+ * step hwLat[NET][TREE][SIMPLE] = 14 us; bus bandwidth 0.75 of the ring's (2.30.7; 0.85 in
+ * 2.23). The linear term is kept as NCCL's ratio 2.8 / 14 of a network step, so that it
+ * scales with this catalogue's fitted network step. */
+#define PAT_LOG_DIVISOR 3.5
+#define PAT_LINEAR_PER_RANK (2.8 / 14.0)
+#define PAT_BANDWIDTH_FACTOR 0.75
+/* NVLS latencies relative to the steps the catalogue's alphas stand for (the same
+ * tuning.cc tables): an NVLS pass costs hwLat[NVLINK][NVLS][SIMPLE] 25 us against a ring
+ * step's hwLat[NVLINK][RING][SIMPLE] 3.4 us, and an NVLS_TREE network hop 20.9 us against
+ * the tree's hwLat[NET][TREE][SIMPLE] 14 us. */
+#define NVLS_PASS_IN_UP_STEPS (25.0 / 3.4)
+#define NVLS_TREE_HOP_IN_OUT_STEPS (20.9 / 14.0)
 
 /* ---------------------------------------------------------------- placement */
 
@@ -72,6 +88,14 @@ double ts_comm_out_bandwidth(const struct ts_system *sys, const struct ts_group 
     return bw;
 }
 
+static int floor_log2(int n)
+{
+    int k = 0;
+    while ((2 << k) <= n)
+        k++;
+    return k;
+}
+
 static int ceil_log2(int n)
 {
     int k = 0;
@@ -123,39 +147,58 @@ bool ts_comm_collective_algo(const struct ts_system *sys, enum ts_coll coll,
         break;
     }
     case TS_ALGO_TREE: {
-        if ((!ar && !rs_ag) || n_out < 2)
+        /* NCCL's double binary tree serves all-reduce only (tuning.cc: AllGather and
+         * ReduceScatter take ring, NVLS, CollNet-direct and PAT, never tree). */
+        if (!ar || n_out < 2)
             return false;
-        double hops = ceil_log2(n_out) * a_out + (n_in - 1) * a_up;
-        if (ar) {
-            c.latency_s = 2.0 * hops;
-            c.up_bytes = n_in > 1 ? 2.0 * S : 0.0;
-            c.out_bytes = 2.0 * S / n_in;
-        } else {
-            c.latency_s = hops;
-            c.up_bytes = n_in > 1 ? (double)(n - 1) / n * S : 0.0;
-            c.out_bytes = (double)(n - 1) / n * S / n_in;
-        }
+        c.latency_s = 2.0 * (ceil_log2(n_out) * a_out + (n_in - 1) * a_up);
+        c.up_bytes = n_in > 1 ? 2.0 * S : 0.0;
+        c.out_bytes = 2.0 * S / n_in;
         finish(&c, up_bw, out_bw, true);
         break;
     }
     case TS_ALGO_HIERARCHICAL: {
-        if ((!ar && !rs_ag) || n_in < 2 || n_out < 2)
+        /* NCCL's NVLS_TREE all-reduce (2.17+): reduction in the NVLink switch inside each
+         * domain, a tree between domains on each GPU's 1/n_in share, multicast back; latency
+         * intraLat + 2 log2(nNodes) interLat (tuning.cc), with NVLS's own hop costs. Needs a switched domain with
+         * in-network reduction; NCCL has no RS-inside / AR-across / AG-inside algorithm
+         * without it (CollNet needs in-network reduction in the fabric, not modelled). */
+        if (!ar || n_in < 2 || n_out < 2 || !up->in_network_reduction ||
+            up->topology != TS_UP_SWITCH)
             return false;
-        double k = ar ? 2.0 : 1.0;
-        double inter_steps = fmin((double)(n_out - 1), (double)ceil_log2(n_out));
-        c.latency_s = k * ((n_in - 1) * a_up + inter_steps * a_out);
-        c.up_bytes = k * (double)(n_in - 1) / n_in * S;
-        c.out_bytes = k * (double)(n_out - 1) / n_out * S / n_in;
-        finish(&c, up_bw, out_bw, false);
+        c.latency_s = NVLS_PASS_IN_UP_STEPS * a_up +
+                      2.0 * ceil_log2(n_out) * NVLS_TREE_HOP_IN_OUT_STEPS * a_out;
+        c.up_bytes = S;
+        c.out_bytes = 2.0 * S / n_in;
+        finish(&c, up->bandwidth * up->reduction_efficiency, out_bw, true);
         break;
     }
     case TS_ALGO_NVLS: {
-        if (!ar || n_out != 1 || !up->in_network_reduction || up->topology != TS_UP_SWITCH)
+        /* NVLink SHARP inside one switched domain: all-reduce (NCCL 2.17+), all-gather and
+         * reduce-scatter (2.19+, tuning.cc). Without in-fabric reduction NCCL disables NVLS
+         * for AllGather/ReduceScatter across nodes. */
+        if ((!ar && !rs_ag) || n_out != 1 || !up->in_network_reduction ||
+            up->topology != TS_UP_SWITCH)
             return false;
-        /* Each GPU pushes S into the switch, which reduces and multicasts S back. */
-        c.latency_s = 2.0 * a_up;
-        c.up_bytes = S;
+        c.latency_s = NVLS_PASS_IN_UP_STEPS * a_up;
+        /* All-reduce: each GPU pushes S into the switch, which reduces and multicasts S
+         * back. All-gather: each GPU pushes its S/n share and receives the other (n-1)/n S
+         * by multicast (reduce-scatter the mirror image); NCCL prices both with one NVLS
+         * efficiency. */
+        c.up_bytes = ar ? S : (double)(n - 1) / n * S;
         finish(&c, up->bandwidth * up->reduction_efficiency, out_bw, true);
+        break;
+    }
+    case TS_ALGO_PAT: {
+        /* NCCL's PAT all-gather / reduce-scatter: only one rank per node (ncclPatEnable:
+         * nNodes == nRanks) and never all-reduce. */
+        if (!rs_ag || g->per_node != 1 || g->nodes != n)
+            return false;
+        c.latency_s = a_max * (floor_log2(g->nodes) / PAT_LOG_DIVISOR + PAT_LINEAR_PER_RANK * n);
+        double frac = (double)(n - 1) / n;
+        c.up_bytes = n_in > 1 ? frac * S : 0.0;
+        c.out_bytes = n_out > 1 ? frac * S / n_in : 0.0;
+        finish(&c, up_bw * PAT_BANDWIDTH_FACTOR, out_bw * PAT_BANDWIDTH_FACTOR, true);
         break;
     }
     case TS_ALGO_DIRECT: {

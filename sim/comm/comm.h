@@ -24,14 +24,31 @@
  *                  The 2 (n_out - 1) steps that cross domains pay the scale-out latency, the
  *                  others the scale-up one (NCCL's tuning model); bandwidth is the
  *                  bottleneck of scale-up and n_in NIC shares.
- *   tree:          all-reduce by double binary trees between domains and chains inside
- *                  (NCCL): latency 2 (log2 n_out alpha_out + (n_in - 1) alpha_up); for RS/AG,
- *                  aggregated trees (NCCL's PAT) with half that latency. Same bandwidth term
- *                  as the ring.
- *   hierarchical:  reduce-scatter inside the domain, the collective across domains on S/n_in,
- *                  all-gather inside (phases in sequence).
- *   nvls:          in-network reduction inside a switched domain (NVLink SHARP): all-reduce
- *                  at reduction_efficiency x link rate.
+ *   tree:          all-reduce only, by double binary trees between domains and chains inside
+ *                  (NCCL): latency 2 (ceil log2 n_out alpha_out + (n_in - 1) alpha_up); 2 S
+ *                  per GPU over NVLink and 2 S / n_in through each NIC, pipelined.
+ *   hierarchical:  NCCL's NVLS_TREE all-reduce: NVLink SHARP reduction inside each switched
+ *                  domain with in-network reduction, a tree between domains on each GPU's
+ *                  1/n_in share; latency 7.35 alpha_up + 2 ceil log2 n_out x 1.49 alpha_out
+ *                  (NCCL's NVLS / NVLS_TREE hop costs over its ring-NVLink and tree-network
+ *                  Simple steps: 25 / 3.4 and 20.9 / 14). Only
+ *                  where the domain reduces in the switch: NCCL has no RS-inside /
+ *                  AR-across / AG-inside algorithm otherwise (CollNet needs in-fabric
+ *                  reduction, which the catalogue does not model).
+ *   nvls:          in-network reduction inside one switched domain (NVLink SHARP):
+ *                  all-reduce (S through the switch) and, NCCL 2.19+, all-gather /
+ *                  reduce-scatter ((n-1)/n S), at reduction_efficiency x link rate, latency
+ *                  25 / 3.4 alpha_up (one NVLS pass in ring-step units).
+ *   pat:           NCCL 2.23+ PAT all-gather / reduce-scatter, only for one rank per node:
+ *                  latency alpha (floor log2 n / 3.5 + 0.2 n) (NCCL's log and linear terms
+ *                  in units of its network step), ring bytes at 0.75 of the ring bandwidth.
+ * Algorithms per collective follow NCCL 2.30 (src/graph/tuning.cc, ncclTopoTuneModel):
+ * all-reduce ring / tree / nvls / hierarchical (NVLS_TREE); all-gather and reduce-scatter
+ * ring / nvls / pat; all-to-all and send/recv direct. Broadcast and reduce are not used by
+ * the simulator. One alpha per level stands for the Simple protocol's step, fitted to
+ * nccl-tests curves (hardware/README.md); NCCL's tuner constants (LL / LL128 / Simple base
+ * and per-hop latencies) rank algorithms but under-predict measured times (8x A100 4 MiB:
+ * ~100 GB/s by them against 72 GB/s measured), so they are used only as ratios (PAT, NVLS).
  * The fastest applicable algorithm is used, as NCCL's tuner does.
  */
 #ifndef TS_COMM_H
@@ -49,8 +66,8 @@ enum ts_coll {
 };
 extern const char *const ts_coll_names[TS_COLL_COUNT];
 
-enum ts_algo { TS_ALGO_RING, TS_ALGO_TREE, TS_ALGO_HIERARCHICAL, TS_ALGO_NVLS, TS_ALGO_DIRECT,
-               TS_ALGO_COUNT };
+enum ts_algo { TS_ALGO_RING, TS_ALGO_TREE, TS_ALGO_HIERARCHICAL, TS_ALGO_NVLS, TS_ALGO_PAT,
+               TS_ALGO_DIRECT, TS_ALGO_COUNT };
 extern const char *const ts_algo_names[TS_ALGO_COUNT];
 
 /* Where one group of a parallel dimension sits. */
