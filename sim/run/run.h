@@ -104,8 +104,17 @@ struct ts_run_result {
     double failures_mean;           // failures per run (mean)
     double preemptions_mean;        // spot preemptions per run (mean)
     double checkpoints_mean;        // checkpoints written per run (mean)
+    /* Counts per run (mean) of the mechanisms (reliability.c "recovery" ... "planned"). */
+    double hangs_mean;              // failures that were hangs (detected at the timeout)
+    double slow_episodes_mean;      // fail-slow onsets
+    double planned_mean;            // planned interruptions arrived (those during a recovery
+                                    //   or a save merge with it)
+    double rollbacks_mean;          // failures that went back further than the latest checkpoint
+    double evictions_mean;          // lemons evicted by the health-check policy
+    double correlated_mean;         // correlated (domain) events
+    double nodes_replaced_mean;     // nodes taken out by failures
     /* Mean GPU-hours per run by what the job's GPUs were doing: productive + rework +
-     * checkpoint + restart + repair_wait + degraded = mean wall time x gpus / 3600.
+     * checkpoint + restart + repair_wait + degraded + slow_node = mean wall time x gpus / 3600.
      * spare_gpu_h is billed on top of that sum. */
     double productive_gpu_h;        // useful compute kept
     double rework_gpu_h;            // compute lost to failures and redone
@@ -114,6 +123,8 @@ struct ts_run_result {
     double repair_wait_gpu_h;       // waiting for a node (no spare left) or for spot capacity,
                                     //   including the idle rest of a spot notice
     double degraded_gpu_h;          // elastic: GPUs of the missing replicas idle while degraded
+    double slow_node_gpu_h;         // fail-slow: the (factor - 1) / factor part of compute
+                                    //   while a slow GPU holds every step
     double spare_gpu_h;             // hot spares held, idle (billed): spares x gpus_per_node x
                                     //   mean wall time
     double daly_mean_s;             // Daly's closed form for the same M, delta, R, tau
@@ -148,7 +159,11 @@ int ts_run_params_compute(const struct ts_run_input *in, struct ts_run_params *o
  * contiguous from 0 to the wall time; LOST is compute that a failure threw away; FAILURE is a
  * zero-length mark at each failure and each spot reclaim. */
 enum ts_run_span_kind { TS_SPAN_COMPUTE, TS_SPAN_CHECKPOINT, TS_SPAN_LOST, TS_SPAN_RESTART,
-                        TS_SPAN_WAIT, TS_SPAN_FAILURE, TS_SPAN_COUNT };
+                        TS_SPAN_WAIT, TS_SPAN_FAILURE, TS_SPAN_DETECT, TS_SPAN_DIAGNOSE,
+                        TS_SPAN_QUEUE, TS_SPAN_SLOW, TS_SPAN_PLANNED, TS_SPAN_COUNT };
+/* DETECT, DIAGNOSE and QUEUE are the recovery phases before the constant restart (RESTART);
+ * SLOW is compute while a fail-slow GPU holds every step; PLANNED is a zero-length mark at a
+ * planned interruption or a fail-slow drain. */
 extern const char *const ts_run_span_names[TS_SPAN_COUNT];
 
 struct ts_run_span {
