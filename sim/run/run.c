@@ -65,6 +65,7 @@ enum run_event {
 enum { X_RECOVERY, X_SLOW, X_LEMON, X_CORRELATED, X_ROLLBACK, X_PLANNED, X_COUNT };
 #define X_PURPOSE_BASE 1000u
 #define RNG_MAX (TS_FAILURES_MAX + 1 + X_COUNT)
+#define RING_MAX 4096       // retained checkpoints tracked for rollbacks
 
 /* At equal times the job's own progress first, then capacity coming back, then losses. */
 enum { PRIO_PROGRESS = 0, PRIO_CAPACITY = 1, PRIO_RECLAIM = 2, PRIO_FAILURE = 3 };
@@ -505,8 +506,9 @@ static void commit_all(struct rep *r)
 }
 
 /* A rollback incident: go back rollback_depth checkpoints beyond the latest durable one,
- * which must be retained (checkpoint.keep >= depth + 1), else to the start. The work between
- * is moved from productive to rework. Called right after rollback(). */
+ * which must be retained (checkpoint.keep >= depth + 1, counting the checkpoints still in
+ * storage: those after the target are discarded), else to the start. The work between is
+ * moved from productive to rework. Called right after rollback(). */
 static void rollback_deep(struct rep *r)
 {
     const struct run_model *m = r->m;
@@ -1009,6 +1011,8 @@ static void on_correlated(struct rep *r)
     gsl_rng *g = xrng(r, X_CORRELATED);
     r->corr_h = ts_des_schedule_in(r->des, draw_exponential_g(g, m->corr_mean_s), PRIO_FAILURE,
                                    EV_CORRELATED, 0, 0);
+    if (r->held == 0)
+        return;     // nothing held to strike
     r->correlated += 1.0;
     strike(r, m->corr_nodes, m->track_slots ? slot_pick_with(r, g) : -1, g);
 }
@@ -1362,7 +1366,8 @@ static void model_build(const struct ts_run_input *in, const struct ts_run_param
         m->rollback_fraction = x->rollback.fraction;
         m->rollback_depth = x->rollback.depth;
         m->rollback_to_start = rel->checkpoint.keep < x->rollback.depth + 1;
-        m->ring_cap = x->rollback.depth + 1;
+        // The checkpoints kept in storage, up to RING_MAX (older ones count as gone).
+        m->ring_cap = rel->checkpoint.keep < RING_MAX ? rel->checkpoint.keep : RING_MAX;
     }
     if (x->planned.node_mtbf_s > 0.0)
         m->planned_mean_s = x->planned.node_mtbf_s / in->nodes;
