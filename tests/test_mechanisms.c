@@ -135,6 +135,7 @@ static double renewal_wall(double M, double delta, double R, double tau, double 
 static void constant_recovery_phases_add_to_the_restart_in_dalys_formula(void **state)
 {
     (void)state;
+    skip_when_slow();
     // Crash detection 2 min, queue 3 min, restart_overhead 5 min: Daly with R = 10 min.
     struct ts_run_input in = base_input(20 * HOUR);
     add_process(&in, TS_COMP_JOB, HOUR, TS_DIST_EXPONENTIAL, 1.0);
@@ -157,6 +158,7 @@ static void constant_recovery_phases_add_to_the_restart_in_dalys_formula(void **
 static void lognormal_diagnosis_matches_renewal_reward_with_failures_during_recovery(void **state)
 {
     (void)state;
+    skip_when_slow();
     // M = 2 h; diagnosis lognormal median 30 min, sigma 1 (mean 49 min, a long tail): failures
     // during a recovery are frequent (about 1 in 3), and each starts a fresh one.
     double M = 2 * HOUR, median = 30 * MINUTE, sigma = 1.0;
@@ -183,6 +185,7 @@ static void lognormal_diagnosis_matches_renewal_reward_with_failures_during_reco
 static void hangs_wait_for_the_timeout_in_their_share_of_failures(void **state)
 {
     (void)state;
+    skip_when_slow();
     double M = 3 * HOUR, t = 30 * MINUTE;
     struct ts_run_input in = base_input(30 * HOUR);
     add_process(&in, TS_COMP_JOB, M, TS_DIST_EXPONENTIAL, 1.0);
@@ -323,6 +326,7 @@ static void lemons_without_eviction_fail_at_the_mixed_rate(void **state)
 static void evicting_lemons_at_their_first_failure_tends_to_the_healthy_rate(void **state)
 {
     (void)state;
+    skip_when_slow();
     // Over 2,000 h the 8 healthy-rate nodes fail 160 times; the ~2 lemons are evicted at
     // their first failure and add at most about one each.
     struct ts_run_input in = lemon_input(2000 * HOUR);
@@ -410,6 +414,7 @@ static void rollback_redoes_k_more_intervals_when_keep_holds_them(void **state)
 static void rollback_without_the_older_checkpoint_kept_goes_to_the_start(void **state)
 {
     (void)state;
+    skip_when_slow();
     // keep = 1 < k + 1: every rollback restarts from the beginning. Rare failures (M = 100 h,
     // 6 h of work), common random numbers: the failure times are the same with keep 1 and 2.
     // A first failure at useful progress P loses P - (P mod tau) more with keep 1 than the
@@ -494,6 +499,7 @@ static void llama3_default_planned_rate_is_47_in_54_days_at_2048_nodes(void **st
 static void estimate_tracks_the_monte_carlo_with_every_mechanism_on(void **state)
 {
     (void)state;
+    skip_when_slow();
     struct ts_run_input in = lemon_input(300 * HOUR);
     set_interval(&in, HOUR);
     in.checkpoint_bytes = 60.0 * STORAGE_BW;
