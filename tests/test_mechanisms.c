@@ -219,6 +219,24 @@ static void startup_grows_with_the_nodes_of_the_job(void **state)
     assert_close(p.restart_s, 600.0 + 60.0 + 2.0 * 16, 1e-12, 1e-9);
 }
 
+static void recovery_phases_far_longer_than_the_mtbf_make_the_job_unfinishable(void **state)
+{
+    (void)state;
+    // Manual diagnosis (mean 12.3 h) against a failure every hour: rejected up front.
+    struct ts_run_input in = base_input(100 * HOUR);
+    add_process(&in, TS_COMP_JOB, HOUR, TS_DIST_EXPONENTIAL, 1.0);
+    in.rel.mech.recovery.diagnose_median_s = 10.6 * HOUR;
+    in.rel.mech.recovery.diagnose_sigma = 0.55;
+    struct ts_run_params p;
+    struct ts_err err;
+    ts_err_clear(&err);
+    assert_input_error(ts_run_params_compute(&in, &p, &err), &err, "cannot finish in any useful time");
+    // The same job with the phases off is fine.
+    in.rel.mech.recovery.diagnose_median_s = 0.0;
+    ts_err_clear(&err);
+    assert_int_equal(ts_run_params_compute(&in, &p, &err), TS_OK);
+}
+
 static void timeline_shows_the_recovery_phases_in_order(void **state)
 {
     (void)state;
@@ -565,6 +583,7 @@ int main(void)
         cmocka_unit_test(lognormal_diagnosis_matches_renewal_reward_with_failures_during_recovery),
         cmocka_unit_test(hangs_wait_for_the_timeout_in_their_share_of_failures),
         cmocka_unit_test(startup_grows_with_the_nodes_of_the_job),
+        cmocka_unit_test(recovery_phases_far_longer_than_the_mtbf_make_the_job_unfinishable),
         cmocka_unit_test(timeline_shows_the_recovery_phases_in_order),
         cmocka_unit_test(fail_slow_costs_rate_times_delay_times_the_slowdown),
         cmocka_unit_test(lemons_without_eviction_fail_at_the_mixed_rate),

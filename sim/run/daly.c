@@ -353,7 +353,15 @@ static int check_can_finish(const struct ts_run_input *in, const struct ts_run_p
                             struct ts_err *err)
 {
     const struct ts_reliability *rel = &in->rel;
-    double M = p->job_mtbf_s, R = p->restart_s, tau = p->checkpoint_interval_s;
+    /* The recovery phases of a failure count at their mean (Jensen: a long tail makes the
+     * run slower still, which the simulation's interruption cap then catches). */
+    const struct ts_recovery *rc = &rel->mech.recovery;
+    double phases = (1.0 - rc->hang_fraction) * rc->crash_detect_s +
+                    rc->hang_fraction * rc->hang_timeout_s + rc->queue_s +
+                    (rc->diagnose_median_s > 0.0
+                         ? rc->diagnose_median_s * exp(0.5 * rc->diagnose_sigma * rc->diagnose_sigma)
+                         : 0.0);
+    double M = p->job_mtbf_s, R = p->restart_s + phases, tau = p->checkpoint_interval_s;
     double delta = p->checkpoint_write_s, Ts = p->solve_s;
     double log_interrupts = -HUGE_VAL, log_stretch = log((tau + delta) / tau);
     if (!isinf(M)) {
@@ -387,7 +395,7 @@ static int check_can_finish(const struct ts_run_input *in, const struct ts_run_p
         snprintf(why, sizeof why,
                  "; the mean time to interrupt %s is shorter than the restart %s, so most "
                  "restarts are interrupted themselves: lower the failure rates or the restart "
-                 "time (restart_overhead, checkpoint size, read bandwidth)",
+                 "time (restart_overhead, recovery phases, checkpoint size, read bandwidth)",
                  fmt_s(M, m, sizeof m), fmt_s(R, r, sizeof r));
     else
         snprintf(why, sizeof why, "; lower the failure rates, the restart time or the checkpoint "

@@ -388,7 +388,10 @@ static int parse_spot(const struct ts_jnode *node, struct ts_spot *s, struct ts_
  *                                       median 10 min, sigma 0.541 (mean 11.6 min; Kokolis u0
  *                                       5-20 min as 10th/90th percentiles, D10); "manual":
  *                                       median 10.6 h, sigma 0.55 (mean 12.3 h; BLOOM's manual
- *                                       incidents, D11); default: no such phase
+ *                                       incidents, D11); default: no such phase. The
+ *                                       presets are whole recoveries (detection, repair and
+ *                                       restart as measured), so a job that uses one should
+ *                                       set restart_overhead to 0 to count the restart once
  *     "queue": duration,                waiting for capacity before the restart, default 0
  *     "startup": duration,              framework start-up, fixed part, default 0
  *     "startup_per_node": duration      and its part per node of the job (an assumption: no
