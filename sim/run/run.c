@@ -524,8 +524,9 @@ static void rollback_deep(struct rep *r)
     r->gpu_s[CAT_PRODUCTIVE] -= moved;
     r->gpu_s[CAT_REWORK] += moved;
     r->progress_s = r->durable_s = target.pos_s;
-    r->ring_head = ((r->ring_head - (r->ring_len - keep_len)) % m->ring_cap + m->ring_cap) %
-                   m->ring_cap;
+    if (m->ring_cap > 0)
+        r->ring_head = ((r->ring_head - (r->ring_len - keep_len)) % m->ring_cap + m->ring_cap) %
+                       m->ring_cap;
     r->ring_len = keep_len;
     tl_mark_lost_from(r, target.tl);
     r->rollbacks += 1.0;
@@ -1365,9 +1366,11 @@ static void model_build(const struct ts_run_input *in, const struct ts_run_param
     if (x->rollback.fraction > 0.0) {
         m->rollback_fraction = x->rollback.fraction;
         m->rollback_depth = x->rollback.depth;
-        m->rollback_to_start = rel->checkpoint.keep < x->rollback.depth + 1;
+        m->rollback_to_start = rel->checkpoint.keep < x->rollback.depth + 1 ||
+                               rel->checkpoint.keep < 1;
         // The checkpoints kept in storage, up to RING_MAX (older ones count as gone).
-        m->ring_cap = rel->checkpoint.keep < RING_MAX ? rel->checkpoint.keep : RING_MAX;
+        m->ring_cap = rel->checkpoint.keep < 1 ? 0
+                      : rel->checkpoint.keep < RING_MAX ? rel->checkpoint.keep : RING_MAX;
     }
     if (x->planned.node_mtbf_s > 0.0)
         m->planned_mean_s = x->planned.node_mtbf_s / in->nodes;

@@ -39,7 +39,9 @@
  *     restart first runs detection (crash_detection, or hang_timeout for the hang_fraction
  *     share), diagnosis + replacement (lognormal) and the queue, then the constant restart
  *     R = restart_overhead + startup + startup_per_node x nodes + reload. They are drawn at the
- *     failure; a failure during any of them draws a fresh recovery (the old one is abandoned).
+ *     failure and run at the start of the restart that follows (after any wait for a node or
+ *     for capacity); a failure during any of them draws a fresh recovery (the old one is
+ *     abandoned).
  *     Planned interruptions, drains, rejoins and spot reacquisitions run R only.
  *   - Fail-slow ("fail_slow"): onsets at gpus / gpu_mtbf in wall time; while any GPU is slow
  *     every step takes `factor` times longer (compute only; writes and restarts are not
