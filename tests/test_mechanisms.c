@@ -302,6 +302,16 @@ static void fail_slow_costs_rate_times_delay_times_the_slowdown(void **state)
     estimate(&in, &e);
     assert_close(e.mean_s, expected, 0.005, 0.0);
     assert_close(e.slow_node_gpu_h, r.slow_node_gpu_h, 0.03, 0.0);
+
+    // The low-rate, small-slowdown limit: the relative slowdown is rate x delay x (F - 1).
+    in.rel.mech.fail_slow.factor = 1.02;
+    in.checkpoint_bytes = 1e-3 * STORAGE_BW;    // drains of 1 ms: the slowdown alone
+    simulate(&in, &r, NULL);
+    double base2 = 1000 * HOUR + 1000 * 1e-3;
+    double slowdown = r.mean_s / base2 - 1.0;
+    print_message("fail-slow, F = 1.02: slowdown %.5f, rate x delay x (F - 1) = %.5f\n", slowdown,
+                  lambda * d * 0.02);
+    assert_close(slowdown, lambda * d * 0.02, 0.04, 0.0);
 }
 
 /* ---------------------------------------------------------------- lemons */
