@@ -400,8 +400,8 @@ static void gpu_hours_and_dollars_add_up_exactly_on_random_runs(void **state)
 
         /* A run: wall = T_s stretched, the extra split at random among the wastes. */
         double Ts = it.time_to_train_s, W = Ts * (1.0 + 2.0 * uniform(&rng));
-        double w[5], wsum = 0.0;
-        for (int i = 0; i < 5; i++)
+        double w[6], wsum = 0.0;
+        for (int i = 0; i < 6; i++)
             wsum += w[i] = uniform(&rng);
         double g = job.gpus, extra_h = g * (W - Ts) / HOUR;
         memset(&run, 0, sizeof run);
@@ -416,6 +416,7 @@ static void gpu_hours_and_dollars_add_up_exactly_on_random_runs(void **state)
         run.restart_gpu_h = extra_h * w[2] / wsum;
         run.repair_wait_gpu_h = extra_h * w[3] / wsum;
         run.degraded_gpu_h = extra_h * w[4] / wsum;
+        run.slow_node_gpu_h = extra_h * w[5] / wsum;
         double samples[16];
         for (int i = 0; i < 16; i++)
             samples[i] = Ts * (1.0 + 3.0 * uniform(&rng));
@@ -438,6 +439,9 @@ static void gpu_hours_and_dollars_add_up_exactly_on_random_runs(void **state)
         }
         for (int k = 0; k < TS_GPUH_COUNT; k++)
             assert_true(r.gpu_hours[k] >= 0.0);
+        // Fail-slow time is its own row, as the run attributed it.
+        assert_close(r.gpu_hours[TS_GPUH_SLOW_NODE], trial % 3 ? run.slow_node_gpu_h : 0.0, 1e-9,
+                     1e-9);
         assert_close(sum_in_order(r.waste_usd, TS_GPUH_COUNT),
                      r.breakdown_usd[TS_COST_COMPUTE] + r.breakdown_usd[TS_COST_SPARES], 1e-9, 0.0);
     }

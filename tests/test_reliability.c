@@ -411,9 +411,103 @@ static void spot_needs_a_positive_preemption_mtbf(void **state)
     assert_rejected("{\"spot\": true}", "test.json: reliability.spot: expected an object");
 }
 
+
+/* ---------------------------------------------------------------- recovery and incidents */
+
+static void mechanisms_are_off_by_default_with_the_pytorch_hang_timeout(void **state)
+{
+    (void)state;
+    struct ts_reliability r;
+    ts_reliability_defaults(&r);
+    assert_close(r.mech.recovery.hang_timeout_s, 600.0, 0.0, 0.0);   // PyTorch PR 110947
+    assert_close(r.mech.recovery.hang_fraction, 0.0, 0.0, 0.0);
+    assert_close(r.mech.recovery.diagnose_median_s, 0.0, 0.0, 0.0);
+    assert_close(r.mech.fail_slow.gpu_mtbf_s, 0.0, 0.0, 0.0);
+    assert_close(r.mech.bad_nodes.fraction, 0.0, 0.0, 0.0);
+    assert_close(r.mech.correlated.domain_mtbf_s, 0.0, 0.0, 0.0);
+    assert_close(r.mech.rollback.fraction, 0.0, 0.0, 0.0);
+    assert_close(r.mech.planned.node_mtbf_s, 0.0, 0.0, 0.0);
+}
+
+static void recovery_presets_and_lognormal_parameters_parse(void **state)
+{
+    (void)state;
+    struct ts_reliability r;
+    struct ts_err err;
+    assert_int_equal(parse_rel("{\"recovery\": {\"diagnose\": \"automated\", \"hang_fraction\": 0.1,"
+                               " \"hang_timeout\": \"30 min\", \"crash_detection\": \"30 s\","
+                               " \"queue\": \"5 min\", \"startup\": \"2 min\","
+                               " \"startup_per_node\": \"0.1 s\"}}", &r, &err), TS_OK);
+    // D10: median 10 min, sigma ln(20/5) / (2 x 1.2816).
+    assert_close(r.mech.recovery.diagnose_median_s, 600.0, 0.0, 0.0);
+    assert_close(r.mech.recovery.diagnose_sigma, log(4.0) / (2 * 1.2816), 1e-3, 0.0);
+    assert_close(r.mech.recovery.hang_fraction, 0.1, 0.0, 0.0);
+    assert_close(r.mech.recovery.hang_timeout_s, 1800.0, 0.0, 0.0);
+    assert_close(r.mech.recovery.crash_detect_s, 30.0, 0.0, 0.0);
+    assert_close(r.mech.recovery.queue_s, 300.0, 0.0, 0.0);
+    assert_close(r.mech.recovery.startup_s, 120.0, 0.0, 0.0);
+    assert_close(r.mech.recovery.startup_per_node_s, 0.1, 1e-12, 0.0);
+    // D11: BLOOM's manual incidents, median 10.6 h, mean 12.3 h.
+    assert_int_equal(parse_rel("{\"recovery\": {\"diagnose\": \"manual\"}}", &r, &err), TS_OK);
+    double mean = r.mech.recovery.diagnose_median_s *
+                  exp(0.5 * r.mech.recovery.diagnose_sigma * r.mech.recovery.diagnose_sigma);
+    assert_close(mean / 3600.0, 12.3, 0.01, 0.0);
+    assert_int_equal(parse_rel("{\"recovery\": {\"diagnose\": {\"median\": \"10 min\","
+                               " \"mean\": \"12 min\"}}}", &r, &err), TS_OK);
+    assert_close(r.mech.recovery.diagnose_sigma, sqrt(2.0 * log(1.2)), 1e-12, 0.0);
+}
+
+static void incident_objects_parse_with_their_documented_defaults(void **state)
+{
+    (void)state;
+    struct ts_reliability r;
+    struct ts_err err;
+    assert_int_equal(parse_rel("{\"fail_slow\": {\"gpu_mtbf\": \"10 y\", \"detection\": \"1 h\"},"
+                               " \"bad_nodes\": {\"fraction\": 0.02, \"multiplier\": 10,"
+                               " \"evict_after\": 2, \"window\": \"7 d\"},"
+                               " \"correlated\": {\"domain_mtbf\": \"5 y\", \"domain_nodes\": 16},"
+                               " \"rollback\": {\"fraction\": 0.014}, \"planned\": {}}", &r, &err),
+                     TS_OK);
+    assert_close(r.mech.fail_slow.factor, 1.1, 0.0, 0.0);      // MegaScale ~10%
+    assert_close(r.mech.fail_slow.detect_s, 3600.0, 0.0, 0.0);
+    assert_int_equal(r.mech.bad_nodes.evict_after, 2);
+    assert_close(r.mech.bad_nodes.evict_window_s, 7 * 86400.0, 0.0, 0.0);
+    assert_int_equal(r.mech.correlated.domain_nodes, 16);
+    assert_int_equal(r.mech.rollback.depth, 1);
+    // Llama 3: 47 planned in 54 days at 2,048 nodes.
+    assert_close(2048 * 54 * 86400.0 / r.mech.planned.node_mtbf_s, 47.0, 1e-12, 0.0);
+}
+
+static void bad_recovery_and_incident_values_are_rejected_with_their_path(void **state)
+{
+    (void)state;
+    assert_rejected("{\"recovery\": {\"diagnose\": \"fast\"}}",
+                    "test.json: reliability.recovery.diagnose: \"fast\" is not a diagnosis preset");
+    assert_rejected("{\"recovery\": {\"diagnose\": {\"median\": \"1 h\"}}}",
+                    "reliability.recovery.diagnose: give the median and either");
+    assert_rejected("{\"recovery\": {\"diagnose\": {\"median\": \"1 h\", \"mean\": \"30 min\"}}}",
+                    "reliability.recovery.diagnose.mean: a lognormal's mean is at least its median");
+    assert_rejected("{\"recovery\": {\"hang_fraction\": 1.5}}", "reliability.recovery.hang_fraction");
+    assert_rejected("{\"recovery\": {\"hang_timout\": 60}}", "reliability.recovery");
+    assert_rejected("{\"fail_slow\": {\"gpu_mtbf\": \"1 y\"}}", "reliability.fail_slow");
+    assert_rejected("{\"fail_slow\": {\"gpu_mtbf\": \"1 y\", \"detection\": 60, \"factor\": 0.5}}",
+                    "reliability.fail_slow.factor");
+    assert_rejected("{\"bad_nodes\": {\"fraction\": 0.1}}", "reliability.bad_nodes");
+    assert_rejected("{\"bad_nodes\": {\"fraction\": 0.1, \"multiplier\": 0.5}}",
+                    "reliability.bad_nodes.multiplier");
+    assert_rejected("{\"correlated\": {\"domain_mtbf\": \"1 y\", \"domain_nodes\": 0}}",
+                    "reliability.correlated.domain_nodes");
+    assert_rejected("{\"rollback\": {\"fraction\": 0.1, \"depth\": -1}}", "reliability.rollback.depth");
+    assert_rejected("{\"planned\": {\"node_mtbf\": 0}}", "reliability.planned.node_mtbf");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(mechanisms_are_off_by_default_with_the_pytorch_hang_timeout),
+        cmocka_unit_test(recovery_presets_and_lognormal_parameters_parse),
+        cmocka_unit_test(incident_objects_parse_with_their_documented_defaults),
+        cmocka_unit_test(bad_recovery_and_incident_values_are_rejected_with_their_path),
         cmocka_unit_test(defaults_give_the_llama3_job_419_interruptions_in_54_days),
         cmocka_unit_test(defaults_split_the_llama3_categories_into_gpu_node_network_and_job),
         cmocka_unit_test(defaults_follow_the_documented_checkpoint_restart_and_monte_carlo_values),

@@ -88,7 +88,7 @@ static void simulate(const struct ts_run_input *in, struct ts_run_result *res)
 static void assert_attribution_sums(const struct ts_run_result *r, int gpus)
 {
     double sum = r->productive_gpu_h + r->rework_gpu_h + r->checkpoint_gpu_h + r->restart_gpu_h +
-                 r->repair_wait_gpu_h + r->degraded_gpu_h;
+                 r->repair_wait_gpu_h + r->degraded_gpu_h + r->slow_node_gpu_h;
     assert_close(sum, r->mean_s * gpus / HOUR, 1e-9, 0.0);
 }
 

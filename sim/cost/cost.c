@@ -54,15 +54,15 @@ _Static_assert(TS_COST_COUNT == 10, "update ts_cost_category_names");
 
 const char *const ts_gpuh_names[TS_GPUH_COUNT] = {
     "productive", "pipeline_bubble", "exposed_comm", "data_stall", "straggler_wait", "checkpoint",
-    "rework", "restart", "repair_wait", "degraded", "idle_spares",
+    "rework", "restart", "repair_wait", "degraded", "idle_spares", "slow_node",
 };
 const char *const ts_gpuh_labels[TS_GPUH_COUNT] = {
     "productive compute", "pipeline bubble", "exposed communication", "data-loader stall",
     "waiting for the slowest GPU",
     "checkpoint stalls", "failure rework", "restart downtime", "waiting for repair or capacity",
-    "degraded (elastic)", "idle hot spares",
+    "degraded (elastic)", "idle hot spares", "slow-node time",
 };
-_Static_assert(TS_GPUH_COUNT == 11, "update ts_gpuh_names and ts_gpuh_labels");
+_Static_assert(TS_GPUH_COUNT == 12, "update ts_gpuh_names and ts_gpuh_labels");
 
 #define GB_BYTES 1073741824.0           // a billed "GB" (AWS: 2^30 bytes)
 #define MONTH_S (730.0 * 3600.0)        // a billed month
@@ -216,8 +216,10 @@ static void attribute(const struct ts_iteration *it, const struct ts_run_result 
         gpuh[TS_GPUH_RESTART] = run->restart_gpu_h;
         gpuh[TS_GPUH_REPAIR_WAIT] = run->repair_wait_gpu_h;
         gpuh[TS_GPUH_DEGRADED] = run->degraded_gpu_h;
+        gpuh[TS_GPUH_SLOW_NODE] = run->slow_node_gpu_h;
         double parts = run->productive_gpu_h + run->rework_gpu_h + run->checkpoint_gpu_h +
-                       run->restart_gpu_h + run->repair_wait_gpu_h + run->degraded_gpu_h;
+                       run->restart_gpu_h + run->repair_wait_gpu_h + run->degraded_gpu_h +
+                       run->slow_node_gpu_h;
         TS_ASSERT(fabs(parts - billed_job) <= 1e-6 * billed_job + 1e-9,
                   "cost: the run's GPU-hours (%.17g) do not add up to gpus x mean wall time "
                   "(%.17g)", parts, billed_job);

@@ -62,6 +62,7 @@ enum ts_gpuh {
     TS_GPUH_REPAIR_WAIT,        // waiting for a repaired node or for spot capacity
     TS_GPUH_DEGRADED,           // elastic: GPUs of missing replicas idle
     TS_GPUH_IDLE_SPARES,        // hot spares waiting
+    TS_GPUH_SLOW_NODE,          // fail-slow: steps held by a degraded GPU until it is drained
     TS_GPUH_COUNT
 };
 extern const char *const ts_gpuh_names[TS_GPUH_COUNT];   // "productive", "pipeline_bubble", ...

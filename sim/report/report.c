@@ -68,7 +68,17 @@ static void run_json(cJSON *o, const struct ts_run_result *run)
     add_num(lost, "checkpoint_stall", run->checkpoint_gpu_h);
     add_num(lost, "repair_wait", run->repair_wait_gpu_h);
     add_num(lost, "degraded", run->degraded_gpu_h);
+    add_num(lost, "slow_node", run->slow_node_gpu_h);
     cJSON_AddItemToObject(o, "gpu_hours_lost", lost);
+    cJSON *inc = cJSON_CreateObject();     // counts per run of the incident mechanisms
+    add_num(inc, "hangs", run->hangs_mean);
+    add_num(inc, "slow_episodes", run->slow_episodes_mean);
+    add_num(inc, "planned", run->planned_mean);
+    add_num(inc, "rollbacks", run->rollbacks_mean);
+    add_num(inc, "evictions", run->evictions_mean);
+    add_num(inc, "correlated_events", run->correlated_mean);
+    add_num(inc, "nodes_replaced", run->nodes_replaced_mean);
+    cJSON_AddItemToObject(o, "incidents_expected", inc);
 }
 
 static void cost_json(cJSON *o, const struct ts_job *job, const struct ts_cost_result *c)
@@ -438,6 +448,15 @@ static void run_table(struct ts_buf *o, const struct ts_run_result *run)
                   fmt_q(run->params.restart_s, TS_DIM_SECONDS, c, sizeof c));
     ts_buf_printf(o, "    GPU-hours lost: rework %.0f, restarts %.0f, checkpoint stalls %.0f, waiting %.0f\n",
                   run->rework_gpu_h, run->restart_gpu_h, run->checkpoint_gpu_h, run->repair_wait_gpu_h);
+    if (run->slow_node_gpu_h > 0)
+        ts_buf_printf(o, "    %-30s %12.0f   GPU-hours (%.1f fail-slow episodes)\n", "slow-node time",
+                      run->slow_node_gpu_h, run->slow_episodes_mean);
+    if (run->hangs_mean + run->planned_mean + run->rollbacks_mean + run->evictions_mean +
+            run->correlated_mean > 0)
+        ts_buf_printf(o, "    incidents expected: hangs %.1f, planned %.1f, rollbacks %.1f, "
+                      "lemon evictions %.1f, correlated events %.1f\n", run->hangs_mean,
+                      run->planned_mean, run->rollbacks_mean, run->evictions_mean,
+                      run->correlated_mean);
 }
 
 static void cost_table(struct ts_buf *o, const struct ts_job *job, const struct ts_cost_result *c)

@@ -65,6 +65,21 @@ double ts_run__process_copies(const struct ts_failure_process *f, int gpus, int 
     return 1.0;
 }
 
+double ts_run__mechanism_rate(const struct ts_reliability *rel, int gpus, int nodes)
+{
+    const struct ts_mechanisms *x = &rel->mech;
+    double rate = 0.0;
+    /* Lemons without eviction: (1 - f) r + f m r per node, i.e. f (m - 1) r on top. With an
+     * eviction policy they are soon replaced and the long-run rate tends to the healthy one
+     * (ts_run_estimate counts their failures until eviction). */
+    if (x->bad_nodes.fraction > 0.0 && x->bad_nodes.evict_after == 0)
+        rate += x->bad_nodes.fraction * (x->bad_nodes.multiplier - 1.0) *
+                ts_run__node_failure_rate(rel, gpus, nodes) * nodes;
+    if (x->correlated.domain_mtbf_s > 0.0 && x->correlated.domain_nodes > 0)
+        rate += ceil((double)nodes / x->correlated.domain_nodes) / x->correlated.domain_mtbf_s;
+    return rate;
+}
+
 double ts_run_job_mtbf(const struct ts_reliability *rel, int gpus, int nodes)
 {
     double rate = 0.0;
@@ -72,7 +87,17 @@ double ts_run_job_mtbf(const struct ts_reliability *rel, int gpus, int nodes)
         rate += ts_run__process_copies(&rel->failures[i], gpus, nodes) / rel->failures[i].mtbf_s;
     if (rel->spot.enabled)
         rate += nodes / rel->spot.preemption_mtbf_s;
+    rate += ts_run__mechanism_rate(rel, gpus, nodes);
     return rate > 0.0 ? 1.0 / rate : HUGE_VAL;
+}
+
+double ts_run__node_failure_rate(const struct ts_reliability *rel, int gpus, int nodes)
+{
+    double rate = 0.0;
+    for (int i = 0; i < rel->n_failures; i++)
+        if (rel->failures[i].component != TS_COMP_JOB)
+            rate += ts_run__process_copies(&rel->failures[i], gpus, nodes) / rel->failures[i].mtbf_s;
+    return rate / nodes;
 }
 
 /* Rate of failures that take a node out (gpu, node and network processes), per second. */
@@ -83,6 +108,11 @@ static double hardware_rate(const struct ts_reliability *rel, int gpus, int node
         if (rel->failures[i].component != TS_COMP_JOB)
             rate += ts_run__process_copies(&rel->failures[i], gpus, nodes) / rel->failures[i].mtbf_s;
     return rate;
+}
+
+double ts_run__startup_s(const struct ts_reliability *rel, int nodes)
+{
+    return rel->mech.recovery.startup_s + rel->mech.recovery.startup_per_node_s * nodes;
 }
 
 /* ---------------------------------------------------------------- input ranges */
@@ -170,6 +200,57 @@ static int check_inputs(const struct ts_run_input *in, struct ts_err *err)
                           "reliability.restart_overhead", err)) ||
         (rc = check_range(rel->repair_time_s, 0.0, TS_REL_DURATION_MAX_S, TS_DIM_SECONDS,
                           "reliability.repair_time", err)))
+        return rc;
+    const struct ts_mechanisms *x = &rel->mech;
+    const struct {
+        const char *path;
+        double v, lo, hi;
+    } ranges[] = {
+        {"reliability.recovery.crash_detection", x->recovery.crash_detect_s, 0, TS_REL_DURATION_MAX_S},
+        {"reliability.recovery.hang_fraction", x->recovery.hang_fraction, 0, 1},
+        {"reliability.recovery.hang_timeout", x->recovery.hang_timeout_s, 0, TS_REL_DURATION_MAX_S},
+        {"reliability.recovery.diagnose.median", x->recovery.diagnose_median_s, 0, TS_REL_DURATION_MAX_S},
+        {"reliability.recovery.diagnose.sigma", x->recovery.diagnose_sigma, 0, 5},
+        {"reliability.recovery.queue", x->recovery.queue_s, 0, TS_REL_DURATION_MAX_S},
+        {"reliability.recovery.startup", x->recovery.startup_s, 0, TS_REL_DURATION_MAX_S},
+        {"reliability.recovery.startup_per_node", x->recovery.startup_per_node_s, 0, 1e5},
+        {"reliability.fail_slow.gpu_mtbf", x->fail_slow.gpu_mtbf_s, 0, TS_REL_MTBF_MAX_S},
+        {"reliability.fail_slow.detection", x->fail_slow.detect_s, 0, TS_REL_DURATION_MAX_S},
+        {"reliability.bad_nodes.fraction", x->bad_nodes.fraction, 0, 1},
+        {"reliability.bad_nodes.window", x->bad_nodes.evict_window_s, 0, TS_REL_DURATION_MAX_S},
+        {"reliability.correlated.domain_mtbf", x->correlated.domain_mtbf_s, 0, TS_REL_MTBF_MAX_S},
+        {"reliability.rollback.fraction", x->rollback.fraction, 0, 1},
+        {"reliability.planned.node_mtbf", x->planned.node_mtbf_s, 0, TS_REL_MTBF_MAX_S},
+    };
+    for (size_t i = 0; i < TS_ARRAY_LEN(ranges); i++)
+        if ((rc = check_range(ranges[i].v, ranges[i].lo, ranges[i].hi, TS_DIM_NUMBER,
+                              ranges[i].path, err)))
+            return rc;
+    if (x->fail_slow.gpu_mtbf_s > 0.0 &&
+        ((rc = check_range(x->fail_slow.gpu_mtbf_s, TS_REL_MTBF_MIN_S, TS_REL_MTBF_MAX_S,
+                           TS_DIM_SECONDS, "reliability.fail_slow.gpu_mtbf", err)) ||
+         (rc = check_range(x->fail_slow.factor, 1.0, 100.0, TS_DIM_NUMBER,
+                           "reliability.fail_slow.factor", err))))
+        return rc;
+    if (x->bad_nodes.fraction > 0.0 &&
+        ((rc = check_range(x->bad_nodes.multiplier, 1.0, 1e6, TS_DIM_NUMBER,
+                           "reliability.bad_nodes.multiplier", err)) ||
+         (rc = check_range(x->bad_nodes.evict_after, 0, 100, TS_DIM_NUMBER,
+                           "reliability.bad_nodes.evict_after", err))))
+        return rc;
+    if (x->correlated.domain_mtbf_s > 0.0 &&
+        ((rc = check_range(x->correlated.domain_mtbf_s, TS_REL_MTBF_MIN_S, TS_REL_MTBF_MAX_S,
+                           TS_DIM_SECONDS, "reliability.correlated.domain_mtbf", err)) ||
+         (rc = check_range(x->correlated.domain_nodes, 1, 1e6, TS_DIM_NUMBER,
+                           "reliability.correlated.domain_nodes", err))))
+        return rc;
+    if (x->rollback.fraction > 0.0 &&
+        (rc = check_range(x->rollback.depth, 0, 1000, TS_DIM_NUMBER, "reliability.rollback.depth",
+                          err)))
+        return rc;
+    if (x->planned.node_mtbf_s > 0.0 &&
+        (rc = check_range(x->planned.node_mtbf_s, TS_REL_MTBF_MIN_S, TS_REL_MTBF_MAX_S,
+                          TS_DIM_SECONDS, "reliability.planned.node_mtbf", err)))
         return rc;
     if (rel->spares < 0)
         return ts_err_set(err, TS_ERR_INPUT, "reliability.spares: %d must not be negative",
@@ -272,7 +353,15 @@ static int check_can_finish(const struct ts_run_input *in, const struct ts_run_p
                             struct ts_err *err)
 {
     const struct ts_reliability *rel = &in->rel;
-    double M = p->job_mtbf_s, R = p->restart_s, tau = p->checkpoint_interval_s;
+    /* The recovery phases of a failure count at their mean (Jensen: a long tail makes the
+     * run slower still, which the simulation's interruption cap then catches). */
+    const struct ts_recovery *rc = &rel->mech.recovery;
+    double phases = (1.0 - rc->hang_fraction) * rc->crash_detect_s +
+                    rc->hang_fraction * rc->hang_timeout_s + rc->queue_s +
+                    (rc->diagnose_median_s > 0.0
+                         ? rc->diagnose_median_s * exp(0.5 * rc->diagnose_sigma * rc->diagnose_sigma)
+                         : 0.0);
+    double M = p->job_mtbf_s, R = p->restart_s + phases, tau = p->checkpoint_interval_s;
     double delta = p->checkpoint_write_s, Ts = p->solve_s;
     double log_interrupts = -HUGE_VAL, log_stretch = log((tau + delta) / tau);
     if (!isinf(M)) {
@@ -306,7 +395,7 @@ static int check_can_finish(const struct ts_run_input *in, const struct ts_run_p
         snprintf(why, sizeof why,
                  "; the mean time to interrupt %s is shorter than the restart %s, so most "
                  "restarts are interrupted themselves: lower the failure rates or the restart "
-                 "time (restart_overhead, checkpoint size, read bandwidth)",
+                 "time (restart_overhead, recovery phases, checkpoint size, read bandwidth)",
                  fmt_s(M, m, sizeof m), fmt_s(R, r, sizeof r));
     else
         snprintf(why, sizeof why, "; lower the failure rates, the restart time or the checkpoint "
@@ -375,7 +464,7 @@ int ts_run_params_compute(const struct ts_run_input *in, struct ts_run_params *o
         out->checkpoint_write_s = write_s;
         out->checkpoint_persist_s = write_s;
     }
-    out->restart_s = rel->restart_overhead_s + size / read_bw;
+    out->restart_s = rel->restart_overhead_s + ts_run__startup_s(rel, in->nodes) + size / read_bw;
     out->job_mtbf_s = ts_run_job_mtbf(rel, in->gpus, in->nodes);
     out->solve_s = in->iterations * in->iteration_s;
 

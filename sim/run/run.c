@@ -43,9 +43,10 @@
 #include "run/run.h"
 #include "run/run_internal.h"
 
-const char *const ts_run_span_names[TS_SPAN_COUNT] = {"compute", "checkpoint", "lost",
-                                                      "restart", "wait",       "failure"};
-_Static_assert(TS_SPAN_COUNT == 6, "update ts_run_span_names");
+const char *const ts_run_span_names[TS_SPAN_COUNT] = {
+    "compute", "checkpoint", "lost", "restart", "wait", "failure", "detect", "diagnose", "queue",
+    "slow", "planned"};
+_Static_assert(TS_SPAN_COUNT == 11, "update ts_run_span_names");
 
 /* ---------------------------------------------------------------- model constants */
 
@@ -55,7 +56,16 @@ _Static_assert(TS_SPAN_COUNT == 6, "update ts_run_span_names");
 enum run_event {
     EV_SEGMENT_END, EV_BATCH_END, EV_STALL_END, EV_PERSIST_END, EV_RESTART_END,
     EV_REPAIRED, EV_REACQUIRED, EV_RECLAIM, EV_FAILURE, EV_PREEMPTION,
+    EV_SLOW_ONSET, EV_SLOW_DETECT, EV_LEMON, EV_CORRELATED, EV_PLANNED,
 };
+
+/* Random streams of the mechanisms, each its own purpose id (ts_rng_stream_seed), apart from
+ * the failure processes (1 .. n_proc) and spot (n_proc + 1), so that turning one mechanism on
+ * does not move the sample paths of the others. */
+enum { X_RECOVERY, X_SLOW, X_LEMON, X_CORRELATED, X_ROLLBACK, X_PLANNED, X_COUNT };
+#define X_PURPOSE_BASE 1000u
+#define RNG_MAX (TS_FAILURES_MAX + 1 + X_COUNT)
+#define RING_MAX 4096       // retained checkpoints tracked for rollbacks
 
 /* At equal times the job's own progress first, then capacity coming back, then losses. */
 enum { PRIO_PROGRESS = 0, PRIO_CAPACITY = 1, PRIO_RECLAIM = 2, PRIO_FAILURE = 3 };
@@ -68,11 +78,16 @@ enum run_stall {
     STALL_PERSIST_WAIT, // async: the next snapshot waits for the previous write
     STALL_FINAL_WAIT,   // async: the last checkpoint's write; the run ends when it is durable
     STALL_EMERGENCY,    // spot: the checkpoint written in the notice period
+    STALL_SAVE,         // planned interruption or fail-slow drain: save, then restart
 };
+
+/* What a restart follows: an unplanned failure runs the recovery phases drawn for it; a
+ * planned interruption, a drain, a rejoin or a spot reacquisition only the constant part. */
+enum restart_kind { RESTART_FAILURE, RESTART_PLANNED };
 
 /* What the job's GPU-seconds went to (run.h: the *_gpu_h fields of the result). */
 enum run_cat { CAT_PRODUCTIVE, CAT_REWORK, CAT_CHECKPOINT, CAT_RESTART, CAT_WAIT, CAT_DEGRADED,
-               CAT_COUNT };
+               CAT_SLOW, CAT_COUNT };
 
 struct run_proc {
     bool node_scoped;       // gpu, node, network: the failed node must be replaced
@@ -99,6 +114,22 @@ struct run_model {
     struct run_proc proc[TS_FAILURES_MAX];
     int n_copy_handles;
     uint64_t seed;
+
+    /* Recovery phases (run.h) and incident mechanisms; zero = off. */
+    double crash_detect_s, hang_fraction, hang_timeout_s, diag_mu, diag_sigma, queue_s;
+    bool diagnose;
+    double slow_mean_s, slow_factor, slow_detect_s;     // slow_mean_s: job-wide mean gap
+    double lemon_fraction, lemon_extra_rate;            // extra rate of one lemon, per second
+    int evict_after;
+    double evict_window_s;
+    double corr_mean_s;                                 // job-wide mean gap of domain events
+    int corr_nodes;
+    double rollback_fraction;
+    int rollback_depth;
+    bool rollback_to_start;                             // keep < depth + 1
+    double planned_mean_s;                              // job-wide mean gap
+    int ring_cap;                                       // checkpoint ring (rollback) entries
+    int lemon_cap;                                      // lemon records (nodes)
 };
 
 /* Wall seconds per useful second with `lost` replicas missing (elastic). */
@@ -112,18 +143,28 @@ static double slowdown(const struct run_model *m, int lost)
 }
 
 /* ---------------------------------------------------------------- one replication */
+struct rep;
+static double wall_per_useful(const struct rep *r);
 
 struct rep_stats {
     double wall_s;
     double gpu_s[CAT_COUNT];
     double failures, preemptions, checkpoints;
+    double hangs, slow_episodes, planned, rollbacks, evictions, correlated, nodes_replaced;
     int status;                 // REP_DONE (0), or how the replication ended early
+};
+
+/* A durable checkpoint, for rollbacks: its useful seconds, the productive GPU-seconds
+ * credited up to it and the timeline length when it became durable. */
+struct ckpt_rec {
+    double pos_s, prod_gpu_s;
+    size_t tl;
 };
 
 struct rep {
     const struct run_model *m;
     struct ts_des *des;
-    gsl_rng **rng;              // [n_proc + 1]: a stream per process, the last for spot
+    gsl_rng **rng;              // [RNG_MAX]: a stream per process, spot, then X_* streams
     ts_des_handle *copy_h;      // [n_copy_handles]: pending per-copy failures
     ts_des_handle proc_h[TS_FAILURES_MAX]; // pending superposed failures
     ts_des_handle preempt_h;
@@ -147,6 +188,19 @@ struct rep {
     double pend_inflight_gpu_s; // async: compute in the checkpoint being written
     double failures, preemptions, checkpoints;
     bool too_many_interrupts;   // more than TS_RUN_INTERRUPTIONS_MAX: stopped, not finished
+
+    /* Mechanisms. */
+    double ph_detect, ph_diag, ph_queue;    // phases drawn at the last failure, not yet run
+    double rec_t0, rec_b[3];    // the recovery under way: start and ends of detect, diagnose,
+                                //   queue (then the constant restart)
+    int n_slow;                 // GPUs slow now and not yet detected
+    ts_des_handle slow_h, lemon_h, corr_h, planned_h;
+    int n_lemons;
+    double *lemon_hist;         // [lemon_cap x evict_after]: last failure times per lemon
+    int *lemon_nhist;           // [lemon_cap]
+    struct ckpt_rec *ring;      // [ring_cap]: the latest durable checkpoints
+    int ring_len, ring_head;
+    double hangs, slow_episodes, planned, rollbacks, evictions, correlated, nodes_replaced;
 
     struct ts_run_timeline *tl; // replication 0 only
     size_t tl_uncommitted;      // first span whose compute is not durable
@@ -172,6 +226,33 @@ static void tl_add(struct rep *r, int kind, double start, double end)
         t->spans = ts_xrealloc(t->spans, t->cap * sizeof *t->spans);
     }
     t->spans[t->len++] = (struct ts_run_span){kind, start, end};
+}
+
+/* The recovery under way from `a` to `b`, cut at its phase ends (detect, diagnose, queue,
+ * then the constant restart). */
+static void tl_add_restart(struct rep *r, double a, double b)
+{
+    if (!r->tl)
+        return;
+    static const int kinds[3] = {TS_SPAN_DETECT, TS_SPAN_DIAGNOSE, TS_SPAN_QUEUE};
+    for (int k = 0; k < 3 && a < b; k++) {
+        double e = fmin(r->rec_b[k], b);
+        if (e > a) {
+            tl_add(r, kinds[k], a, e);
+            a = e;
+        }
+    }
+    if (a < b)
+        tl_add(r, TS_SPAN_RESTART, a, b);
+}
+
+static void tl_mark_lost_from(struct rep *r, size_t from)
+{
+    if (!r->tl)
+        return;
+    for (size_t i = from; i < r->tl->len; i++)
+        if (r->tl->spans[i].kind == TS_SPAN_COMPUTE)
+            r->tl->spans[i].kind = TS_SPAN_LOST;
 }
 
 static void tl_mark_lost(struct rep *r)
@@ -211,8 +292,16 @@ static void account(struct rep *r)
             r->gpu_s[CAT_DEGRADED] += (m->gpus - active) * dt;
             switch (r->state) {
             case ST_COMPUTE:
-                r->pend_cur_gpu_s += active * dt;
-                tl_add(r, TS_SPAN_COMPUTE, r->t_mark, now);
+                if (r->n_slow > 0) {
+                    // A slow GPU holds every step: the (factor - 1) / factor part is its time.
+                    double kept = active * dt / m->slow_factor;
+                    r->pend_cur_gpu_s += kept;
+                    r->gpu_s[CAT_SLOW] += active * dt - kept;
+                    tl_add(r, TS_SPAN_SLOW, r->t_mark, now);
+                } else {
+                    r->pend_cur_gpu_s += active * dt;
+                    tl_add(r, TS_SPAN_COMPUTE, r->t_mark, now);
+                }
                 break;
             case ST_STALL:
             case ST_DRAIN:
@@ -221,7 +310,7 @@ static void account(struct rep *r)
                 break;
             case ST_RESTART:
                 r->gpu_s[CAT_RESTART] += active * dt;
-                tl_add(r, TS_SPAN_RESTART, r->t_mark, now);
+                tl_add_restart(r, r->t_mark, now);
                 break;
             case ST_BATCH:      // attributed by on_batch_end
             case ST_WAIT:
@@ -240,9 +329,14 @@ static void account(struct rep *r)
  * a tiny Weibull shape finite, so event times never overflow. */
 #define NEVER_S 1e300
 
+static double draw_exponential_g(gsl_rng *g, double mean)
+{
+    return fmin(gsl_ran_exponential(g, mean), NEVER_S);
+}
+
 static double draw_exponential(struct rep *r, int stream, double mean)
 {
-    return fmin(gsl_ran_exponential(r->rng[stream], mean), NEVER_S);
+    return draw_exponential_g(r->rng[stream], mean);
 }
 
 /* Schedule the next failure of superposed process p at its current rate (none while the job
@@ -335,16 +429,21 @@ static void slot_empty(struct rep *r, int s)
 }
 
 /* The slot of a node that a superposed process failed: uniform over the held nodes. */
-static int slot_pick_failed(struct rep *r, int p)
+static int slot_pick_with(struct rep *r, gsl_rng *g)
 {
     if (!r->m->track_slots)
         return -1;
     TS_ASSERT(r->held > 0, "run: failure with no node held");
-    unsigned long j = gsl_rng_uniform_int(r->rng[p], (unsigned long)r->held);
+    unsigned long j = gsl_rng_uniform_int(g, (unsigned long)r->held);
     for (int s = 0; s < r->m->nodes; s++)
         if (r->slot_up[s] && j-- == 0)
             return s;
     TS_ASSERT(false, "run: %d nodes held but fewer slots up", r->held);
+}
+
+static int slot_pick_failed(struct rep *r, int p)
+{
+    return slot_pick_with(r, r->rng[p]);
 }
 
 static int slot_first_empty(const struct rep *r)
@@ -383,6 +482,18 @@ static void finish(struct rep *r)
     r->state = ST_DONE;
 }
 
+/* Record a durable checkpoint in the rollback ring (only when rollbacks are on). */
+static void ring_push(struct rep *r, double pos_s, double prod_gpu_s, size_t tl)
+{
+    const struct run_model *m = r->m;
+    if (m->ring_cap == 0)
+        return;
+    r->ring[r->ring_head] = (struct ckpt_rec){pos_s, prod_gpu_s, tl};
+    r->ring_head = (r->ring_head + 1) % m->ring_cap;
+    if (r->ring_len < m->ring_cap)
+        r->ring_len++;
+}
+
 /* A durable checkpoint now holds everything computed. */
 static void commit_all(struct rep *r)
 {
@@ -391,6 +502,34 @@ static void commit_all(struct rep *r)
     r->durable_s = r->progress_s;
     r->checkpoints += 1.0;
     r->tl_uncommitted = tl_len(r);
+    ring_push(r, r->durable_s, r->gpu_s[CAT_PRODUCTIVE], r->tl_uncommitted);
+}
+
+/* A rollback incident: go back rollback_depth checkpoints beyond the latest durable one,
+ * which must be retained (checkpoint.keep >= depth + 1, counting the checkpoints still in
+ * storage: those after the target are discarded), else to the start. The work between is
+ * moved from productive to rework. Called right after rollback(). */
+static void rollback_deep(struct rep *r)
+{
+    const struct run_model *m = r->m;
+    int k = m->rollback_depth;
+    struct ckpt_rec target = {0.0, 0.0, 0};
+    int keep_len = 0;       // ring entries that survive (those up to the target)
+    if (!m->rollback_to_start && r->ring_len >= k + 1) {
+        int idx = ((r->ring_head - 1 - k) % m->ring_cap + m->ring_cap) % m->ring_cap;
+        target = r->ring[idx];
+        keep_len = r->ring_len - k;
+    }
+    double moved = r->gpu_s[CAT_PRODUCTIVE] - target.prod_gpu_s;
+    r->gpu_s[CAT_PRODUCTIVE] -= moved;
+    r->gpu_s[CAT_REWORK] += moved;
+    r->progress_s = r->durable_s = target.pos_s;
+    if (m->ring_cap > 0)
+        r->ring_head = ((r->ring_head - (r->ring_len - keep_len)) % m->ring_cap + m->ring_cap) %
+                       m->ring_cap;
+    r->ring_len = keep_len;
+    tl_mark_lost_from(r, target.tl);
+    r->rollbacks += 1.0;
 }
 
 /* Lose everything since the last durable checkpoint (an in-flight write too). */
@@ -428,13 +567,19 @@ static double batch_cycles(const struct rep *r, double remaining, double horizon
     return k;
 }
 
+/* Wall seconds per useful second now: elastic slowdown times the fail-slow factor. */
+static double wall_per_useful(const struct rep *r)
+{
+    return slowdown(r->m, r->lost_replicas) * (r->n_slow > 0 ? r->m->slow_factor : 1.0);
+}
+
 static void begin_segment(struct rep *r)
 {
     const struct run_model *m = r->m;
     struct ts_des *d = r->des;
     double now = ts_des_now(d);
     double remaining = m->solve_s - r->progress_s;
-    double slow = slowdown(m, r->lost_replicas);
+    double slow = wall_per_useful(r);
     double compute_s = m->tau_s * slow;
     r->state = ST_COMPUTE;
     r->seg_start = now;
@@ -479,12 +624,21 @@ static void start_stall(struct rep *r, enum run_stall kind, double duration)
                    : ts_des_schedule_in(r->des, duration, PRIO_PROGRESS, EV_STALL_END, 0, 0);
 }
 
+/* A restart: the recovery phases drawn at the last failure (if it follows one), then the
+ * constant restart (restart_overhead + start-up + reload). */
 static void start_restart(struct rep *r, int lost)
 {
+    double now = ts_des_now(r->des);
     r->state = ST_RESTART;
     r->lost_replicas = lost;
     r->rejoin = false;
-    r->job_h = ts_des_schedule_in(r->des, r->m->restart_s, PRIO_PROGRESS, EV_RESTART_END, 0, 0);
+    r->rec_t0 = now;
+    r->rec_b[0] = now + r->ph_detect;
+    r->rec_b[1] = r->rec_b[0] + r->ph_diag;
+    r->rec_b[2] = r->rec_b[1] + r->ph_queue;
+    r->ph_detect = r->ph_diag = r->ph_queue = 0.0;
+    r->job_h = ts_des_schedule(r->des, r->rec_b[2] + r->m->restart_s, PRIO_PROGRESS,
+                               EV_RESTART_END, 0, 0);
 }
 
 /* Restart if the job has what it needs (nodes, or enough replicas when elastic, and its spot
@@ -555,12 +709,20 @@ static void on_batch_end(struct rep *r, int64_t k, bool inflight)
     const struct run_model *m = r->m;
     double now = ts_des_now(r->des), dt = now - r->t_mark;
     double active = (double)(m->dp - r->lost_replicas) * m->replica_gpus;
-    double seg = m->tau_s * slowdown(m, r->lost_replicas), compute_s = (double)k * seg;
+    double seg = m->tau_s * wall_per_useful(r), compute_s = (double)k * seg;
     TS_ASSERT(r->pend_cur_gpu_s == 0.0, "run: a batch started with pending work");
     if (r->tl)
         tl_add_batch(r, k, seg, inflight ? r->persist_end : -HUGE_VAL);
     r->gpu_s[CAT_DEGRADED] += (m->gpus - active) * dt;
     r->gpu_s[CAT_CHECKPOINT] += active * (dt - compute_s);
+    double prod_before = r->gpu_s[CAT_PRODUCTIVE];
+    if (r->n_slow > 0) {
+        // Fail-slow: the slow part of the compute is its own category (see account()).
+        double kept = compute_s / m->slow_factor;
+        r->gpu_s[CAT_SLOW] += active * (compute_s - kept);
+        compute_s = kept;
+        seg /= m->slow_factor;
+    }
     r->job_h = 0;
     r->t_mark = now;
     double start_s = r->progress_s;
@@ -569,11 +731,23 @@ static void on_batch_end(struct rep *r, int64_t k, bool inflight)
         r->gpu_s[CAT_PRODUCTIVE] += active * compute_s;
         r->durable_s = r->progress_s;
         r->checkpoints += (double)k;
+        for (int64_t j = k - (k < m->ring_cap ? k : m->ring_cap) + 1; m->ring_cap && j <= k; j++)
+            ring_push(r, start_s + (double)j * m->tau_s, prod_before + active * seg * (double)j,
+                      tl_len(r));
         after_checkpoint(r);
         return;
     }
     // Durable now: the write in flight before the batch and the first k - 1 of the batch;
     // the k-th is being written.
+    if (m->ring_cap) {
+        double base = prod_before + r->pend_inflight_gpu_s;
+        if (inflight)
+            ring_push(r, start_s, base, r->tl_inflight);
+        int64_t lo = k - 1 - (k - 1 < m->ring_cap ? k - 1 : m->ring_cap) + 1;
+        for (int64_t j = lo; j <= k - 1; j++)
+            ring_push(r, start_s + (double)j * m->tau_s, base + active * seg * (double)j,
+                      tl_len(r));
+    }
     r->gpu_s[CAT_PRODUCTIVE] += r->pend_inflight_gpu_s + active * (compute_s - seg);
     r->pend_inflight_gpu_s = active * seg;
     r->durable_s = start_s + (double)(k - 1) * m->tau_s;
@@ -615,6 +789,13 @@ static void on_stall_end(struct rep *r)
         if (finished(r, r->durable_s))
             finish(r);
         break;
+    case STALL_SAVE:
+        commit_all(r);
+        if (finished(r, r->durable_s))
+            finish(r);
+        else
+            start_restart(r, lost_for(r->m, r->missing));
+        break;
     case STALL_PERSIST_WAIT:
     case STALL_FINAL_WAIT:
         TS_ASSERT(false, "run: stall %d has no end event", (int)r->stall);
@@ -631,6 +812,7 @@ static void on_persist_end(struct rep *r)
     r->durable_s = r->inflight_s;
     r->checkpoints += 1.0;
     r->tl_uncommitted = r->tl_inflight;
+    ring_push(r, r->durable_s, r->gpu_s[CAT_PRODUCTIVE], r->tl_uncommitted);
     if (r->state == ST_STALL && r->stall == STALL_PERSIST_WAIT) {
         start_stall(r, STALL_SNAPSHOT, r->m->stall_s);
     } else if (r->state == ST_STALL && r->stall == STALL_FINAL_WAIT) {
@@ -656,6 +838,7 @@ static void node_lost(struct rep *r, int s)
 {
     const struct run_model *m = r->m;
     slot_empty(r, s);
+    r->nodes_replaced += 1.0;
     ts_des_schedule_in(r->des, m->repair_s, PRIO_CAPACITY, EV_REPAIRED, 0, 0);
     if (r->pool > 0) {
         r->pool--;
@@ -698,6 +881,92 @@ static bool interrupt_counted(struct rep *r)
     return false;
 }
 
+static gsl_rng *xrng(struct rep *r, int x)
+{
+    return r->rng[TS_FAILURES_MAX + 1 + x];
+}
+
+/* The recovery phases of an unplanned failure: detection (the crash detector, or the hang
+ * timeout for the hang_fraction share), diagnosis + replacement (lognormal) and the queue.
+ * They run at the start of the next restart; a failure before it draws them anew. */
+static void draw_phases(struct rep *r)
+{
+    const struct run_model *m = r->m;
+    gsl_rng *g = xrng(r, X_RECOVERY);
+    bool hang = m->hang_fraction > 0.0 && gsl_rng_uniform(g) < m->hang_fraction;
+    r->hangs += hang ? 1.0 : 0.0;
+    r->ph_detect = hang ? m->hang_timeout_s : m->crash_detect_s;
+    r->ph_diag = m->diagnose ? fmin(exp(m->diag_mu + m->diag_sigma * gsl_ran_ugaussian(g)),
+                                    TS_REL_DURATION_MAX_S)
+                             : 0.0;
+    r->ph_queue = m->queue_s;
+}
+
+/* A lemon's failure at `now`: evict it (replaced by a healthy node) once it has failed
+ * evict_after times within the window. Returns whether it was evicted. */
+static bool lemon_record(struct rep *r, int j)
+{
+    const struct run_model *m = r->m;
+    int k = m->evict_after;
+    if (k <= 0)
+        return false;
+    double now = ts_des_now(r->des);
+    double *h = r->lemon_hist + (size_t)j * (size_t)k;
+    h[r->lemon_nhist[j] % k] = now;
+    r->lemon_nhist[j]++;
+    if (r->lemon_nhist[j] < k || now - h[r->lemon_nhist[j] % k] > m->evict_window_s)
+        return false;
+    int last = r->n_lemons - 1;     // the last record fills the evicted one's place
+    memcpy(h, r->lemon_hist + (size_t)last * (size_t)k, (size_t)k * sizeof *h);
+    r->lemon_nhist[j] = r->lemon_nhist[last];
+    r->n_lemons--;
+    r->evictions += 1.0;
+    return true;
+}
+
+static void lemon_redraw(struct rep *r)
+{
+    const struct run_model *m = r->m;
+    ts_des_cancel(r->des, r->lemon_h);
+    r->lemon_h = 0;
+    if (r->n_lemons > 0 && m->lemon_extra_rate > 0.0)
+        r->lemon_h = ts_des_schedule_in(
+            r->des, draw_exponential_g(xrng(r, X_LEMON), 1.0 / (r->n_lemons * m->lemon_extra_rate)),
+            PRIO_FAILURE, EV_LEMON, 0, 0);
+}
+
+/* An unplanned interruption: `n_nodes` nodes fail at once (0 for software; `slot` is the
+ * first one's slot or -1; further slots come from `g`). */
+static void strike(struct rep *r, int n_nodes, int slot, gsl_rng *g)
+{
+    const struct run_model *m = r->m;
+    bool running = rep_running(r);
+    if (n_nodes == 0 && !running)
+        return;     // software cannot fail while nothing runs
+    TS_ASSERT(r->state != ST_BATCH, "run: failure inside a batch");
+    r->failures += 1.0;
+    if (!interrupt_counted(r))
+        return;
+    account(r);
+    double now = ts_des_now(r->des);
+    tl_add(r, TS_SPAN_FAILURE, now, now);
+    bool training = running && r->state != ST_RESTART;
+    if (running) {
+        cancel_progress(r);
+        rollback(r);
+    }
+    if (training && m->rollback_fraction > 0.0 &&
+        gsl_rng_uniform(xrng(r, X_ROLLBACK)) < m->rollback_fraction)
+        rollback_deep(r);
+    draw_phases(r);
+    for (int i = 0; i < n_nodes && r->held > 0; i++)
+        node_lost(r, i == 0 ? slot : slot_pick_with(r, g));
+    if (r->state == ST_DRAIN)
+        r->emergency_done = true;   // nothing more runs before the reclaim
+    else if (r->state != ST_WAIT)
+        try_restart(r);
+}
+
 static void on_failure(struct rep *r, const struct ts_des_event *ev)
 {
     const struct run_model *m = r->m;
@@ -717,27 +986,125 @@ static void on_failure(struct rep *r, const struct ts_des_event *ev)
             slot = slot_pick_failed(r, p);
         superposed_redraw(r, p);
     }
+    if (pr->node_scoped && r->n_lemons > 0) {
+        // The failed node is a lemon with the lemons' share of the nodes.
+        gsl_rng *g = xrng(r, X_LEMON);
+        if (gsl_rng_uniform(g) < (double)r->n_lemons / m->nodes &&
+            lemon_record(r, (int)gsl_rng_uniform_int(g, (unsigned long)r->n_lemons)))
+            lemon_redraw(r);
+    }
+    strike(r, pr->node_scoped ? 1 : 0, slot, r->rng[p]);
+}
 
-    bool running = rep_running(r);
-    if (!pr->node_scoped && !running)
-        return;     // software cannot fail while nothing runs
-    TS_ASSERT(r->state != ST_BATCH, "run: failure inside a batch");
-    r->failures += 1.0;
-    if (!interrupt_counted(r))
-        return;
+static void on_lemon(struct rep *r)
+{
+    const struct run_model *m = r->m;
+    gsl_rng *g = xrng(r, X_LEMON);
+    r->lemon_h = 0;
+    lemon_record(r, (int)gsl_rng_uniform_int(g, (unsigned long)r->n_lemons));
+    lemon_redraw(r);
+    strike(r, 1, m->track_slots ? slot_pick_with(r, g) : -1, g);
+}
+
+static void on_correlated(struct rep *r)
+{
+    const struct run_model *m = r->m;
+    gsl_rng *g = xrng(r, X_CORRELATED);
+    r->corr_h = ts_des_schedule_in(r->des, draw_exponential_g(g, m->corr_mean_s), PRIO_FAILURE,
+                                   EV_CORRELATED, 0, 0);
+    if (r->held == 0)
+        return;     // nothing held to strike
+    r->correlated += 1.0;
+    strike(r, m->corr_nodes, m->track_slots ? slot_pick_with(r, g) : -1, g);
+}
+
+/* A planned interruption or a fail-slow drain while training: save everything, then the
+ * constant restart; no work is lost. A failure during the save loses as usual. */
+static void planned_save(struct rep *r)
+{
+    const struct run_model *m = r->m;
     account(r);
     double now = ts_des_now(r->des);
-    tl_add(r, TS_SPAN_FAILURE, now, now);
-    if (running) {
-        cancel_progress(r);
-        rollback(r);
+    tl_add(r, TS_SPAN_PLANNED, now, now);
+    if (r->state == ST_COMPUTE)
+        r->progress_s += (now - r->seg_start) / wall_per_useful(r);
+    cancel_progress(r);
+    bool writing = r->persist_active;
+    if (writing) {
+        // This save supersedes the write in flight.
+        ts_des_cancel(r->des, r->persist_h);
+        r->persist_active = false;
+        r->persist_h = 0;
     }
-    if (pr->node_scoped)
-        node_lost(r, slot);
-    if (r->state == ST_DRAIN)
-        r->emergency_done = true;   // nothing more runs before the reclaim
-    else if (r->state != ST_WAIT)
-        try_restart(r);
+    if (r->progress_s > r->durable_s || writing) {
+        r->state = ST_STALL;
+        r->stall = STALL_SAVE;
+        r->job_h = ts_des_schedule_in(r->des, m->emergency_s, PRIO_PROGRESS, EV_STALL_END, 0, 0);
+    } else {
+        start_restart(r, lost_for(m, r->missing));
+    }
+}
+
+/* Whether a planned save can interrupt now: while training, not while a save, the last
+ * write or a recovery is under way. */
+static bool can_save(const struct rep *r)
+{
+    return r->state == ST_COMPUTE ||
+           (r->state == ST_STALL && r->stall != STALL_FINAL_WAIT && r->stall != STALL_SAVE);
+}
+
+static void on_planned(struct rep *r)
+{
+    const struct run_model *m = r->m;
+    r->planned_h = ts_des_schedule_in(r->des, draw_exponential_g(xrng(r, X_PLANNED),
+                                                                 m->planned_mean_s),
+                                      PRIO_FAILURE, EV_PLANNED, 0, 0);
+    r->planned += 1.0;
+    if (can_save(r))
+        planned_save(r);
+}
+
+/* The number of slow GPUs changes by `delta`: a segment under way continues at the new
+ * speed from now. */
+static void slow_change(struct rep *r, int delta)
+{
+    if (r->state != ST_COMPUTE) {
+        r->n_slow += delta;
+        return;
+    }
+    account(r);     // at the old speed
+    double now = ts_des_now(r->des), old = wall_per_useful(r);
+    r->n_slow += delta;
+    double cur = wall_per_useful(r);
+    if (cur == old)
+        return;
+    double done = fmin((now - r->seg_start) / old, r->seg_useful_s);
+    r->progress_s += done;
+    r->seg_useful_s -= done;
+    r->seg_start = now;
+    cancel_progress(r);
+    r->job_h = ts_des_schedule_in(r->des, r->seg_useful_s * cur, PRIO_PROGRESS, EV_SEGMENT_END,
+                                  0, 0);
+}
+
+static void on_slow_onset(struct rep *r)
+{
+    const struct run_model *m = r->m;
+    r->slow_h = ts_des_schedule_in(r->des, draw_exponential_g(xrng(r, X_SLOW), m->slow_mean_s),
+                                   PRIO_FAILURE, EV_SLOW_ONSET, 0, 0);
+    r->slow_episodes += 1.0;
+    ts_des_schedule_in(r->des, m->slow_detect_s, PRIO_CAPACITY, EV_SLOW_DETECT, 0, 0);
+    slow_change(r, +1);
+}
+
+/* Detected: the slow GPU is drained with a save and a restart if the job is training; in a
+ * recovery or a wait it is swapped out with the failed node at no extra cost. */
+static void on_slow_detect(struct rep *r)
+{
+    bool drain = can_save(r);
+    slow_change(r, -1);
+    if (drain)
+        planned_save(r);
 }
 
 static void on_preemption(struct rep *r)
@@ -757,7 +1124,7 @@ static void on_preemption(struct rep *r)
     if (!m->emergency_fits)
         return;     // keep training; the reclaim loses what is not durable by then
     if (r->state == ST_COMPUTE)
-        r->progress_s += (ts_des_now(r->des) - r->seg_start) / slowdown(m, r->lost_replicas);
+        r->progress_s += (ts_des_now(r->des) - r->seg_start) / wall_per_useful(r);
     cancel_progress(r);
     r->state = ST_DRAIN;
     if (r->state == ST_DRAIN && (r->progress_s > r->durable_s || r->persist_active)) {
@@ -808,6 +1175,36 @@ static void rep_start(struct rep *r, int index)
     for (int s = 0; s < streams; s++)
         gsl_rng_set(r->rng[s], (unsigned long)ts_rng_stream_seed(m->seed, (uint64_t)index,
                                                                    (uint64_t)s + 1));
+    bool x_on[X_COUNT] = {
+        [X_RECOVERY] = m->hang_fraction > 0.0 || m->diagnose,
+        [X_SLOW] = m->slow_mean_s > 0.0,
+        [X_LEMON] = m->lemon_fraction > 0.0,
+        [X_CORRELATED] = m->corr_mean_s > 0.0,
+        [X_ROLLBACK] = m->rollback_fraction > 0.0,
+        [X_PLANNED] = m->planned_mean_s > 0.0,
+    };
+    for (int x = 0; x < X_COUNT; x++)
+        if (x_on[x])
+            gsl_rng_set(xrng(r, x), (unsigned long)ts_rng_stream_seed(
+                                        m->seed, (uint64_t)index, X_PURPOSE_BASE + (uint64_t)x));
+    if (m->lemon_fraction > 0.0) {
+        r->n_lemons = (int)gsl_ran_binomial(xrng(r, X_LEMON), m->lemon_fraction,
+                                            (unsigned)m->nodes);
+        for (int j = 0; j < r->n_lemons; j++)
+            r->lemon_nhist[j] = 0;
+        lemon_redraw(r);
+    }
+    if (m->slow_mean_s > 0.0)
+        r->slow_h = ts_des_schedule_in(d, draw_exponential_g(xrng(r, X_SLOW), m->slow_mean_s),
+                                       PRIO_FAILURE, EV_SLOW_ONSET, 0, 0);
+    if (m->corr_mean_s > 0.0)
+        r->corr_h = ts_des_schedule_in(d, draw_exponential_g(xrng(r, X_CORRELATED),
+                                                             m->corr_mean_s),
+                                       PRIO_FAILURE, EV_CORRELATED, 0, 0);
+    if (m->planned_mean_s > 0.0)
+        r->planned_h = ts_des_schedule_in(d, draw_exponential_g(xrng(r, X_PLANNED),
+                                                                m->planned_mean_s),
+                                          PRIO_FAILURE, EV_PLANNED, 0, 0);
     r->held = m->nodes;
     r->pool = m->spares;
     for (int s = 0; s < m->nodes && m->track_slots; s++)
@@ -867,6 +1264,11 @@ static int rep_run(struct rep *r, int index, const int *first_bad, volatile sig_
         case EV_RECLAIM: on_reclaim(r); break;
         case EV_FAILURE: on_failure(r, &ev); break;
         case EV_PREEMPTION: on_preemption(r); break;
+        case EV_SLOW_ONSET: on_slow_onset(r); break;
+        case EV_SLOW_DETECT: on_slow_detect(r); break;
+        case EV_LEMON: on_lemon(r); break;
+        case EV_CORRELATED: on_correlated(r); break;
+        case EV_PLANNED: on_planned(r); break;
         }
     }
     out->wall_s = ts_des_now(r->des);
@@ -875,6 +1277,13 @@ static int rep_run(struct rep *r, int index, const int *first_bad, volatile sig_
     out->failures = r->failures;
     out->preemptions = r->preemptions;
     out->checkpoints = r->checkpoints;
+    out->hangs = r->hangs;
+    out->slow_episodes = r->slow_episodes;
+    out->planned = r->planned;
+    out->rollbacks = r->rollbacks;
+    out->evictions = r->evictions;
+    out->correlated = r->correlated;
+    out->nodes_replaced = r->nodes_replaced;
     out->status = r->too_many_interrupts ? REP_INTERRUPTS : REP_DONE;
     return out->status;
 }
@@ -926,6 +1335,45 @@ static void model_build(const struct ts_run_input *in, const struct ts_run_param
     m->emergency_fits = m->emergency_s <= m->notice_s;
     m->seed = rel->seed;
     m->n_proc = rel->n_failures;
+    const struct ts_mechanisms *x = &rel->mech;
+    m->crash_detect_s = x->recovery.crash_detect_s;
+    m->hang_fraction = x->recovery.hang_fraction;
+    m->hang_timeout_s = x->recovery.hang_timeout_s;
+    m->diagnose = x->recovery.diagnose_median_s > 0.0;
+    m->diag_mu = m->diagnose ? log(x->recovery.diagnose_median_s) : 0.0;
+    m->diag_sigma = x->recovery.diagnose_sigma;
+    m->queue_s = x->recovery.queue_s;
+    if (x->fail_slow.gpu_mtbf_s > 0.0) {
+        m->slow_mean_s = x->fail_slow.gpu_mtbf_s / in->gpus;
+        m->slow_factor = x->fail_slow.factor;
+        m->slow_detect_s = x->fail_slow.detect_s;
+    }
+    m->slow_factor = m->slow_factor > 0.0 ? m->slow_factor : 1.0;
+    if (x->bad_nodes.fraction > 0.0) {
+        m->lemon_fraction = x->bad_nodes.fraction;
+        m->lemon_extra_rate = (x->bad_nodes.multiplier - 1.0) *
+                              ts_run__node_failure_rate(rel, in->gpus, in->nodes);
+        m->evict_after = x->bad_nodes.evict_after;
+        m->evict_window_s = x->bad_nodes.evict_window_s;
+        m->lemon_cap = in->nodes;
+    }
+    if (x->correlated.domain_mtbf_s > 0.0) {
+        int domains = (in->nodes + x->correlated.domain_nodes - 1) / x->correlated.domain_nodes;
+        m->corr_mean_s = x->correlated.domain_mtbf_s / domains;
+        m->corr_nodes = x->correlated.domain_nodes < in->nodes ? x->correlated.domain_nodes
+                                                               : in->nodes;
+    }
+    if (x->rollback.fraction > 0.0) {
+        m->rollback_fraction = x->rollback.fraction;
+        m->rollback_depth = x->rollback.depth;
+        m->rollback_to_start = rel->checkpoint.keep < x->rollback.depth + 1 ||
+                               rel->checkpoint.keep < 1;
+        // The checkpoints kept in storage, up to RING_MAX (older ones count as gone).
+        m->ring_cap = rel->checkpoint.keep < 1 ? 0
+                      : rel->checkpoint.keep < RING_MAX ? rel->checkpoint.keep : RING_MAX;
+    }
+    if (x->planned.node_mtbf_s > 0.0)
+        m->planned_mean_s = x->planned.node_mtbf_s / in->nodes;
     for (int i = 0; i < rel->n_failures; i++) {
         const struct ts_failure_process *f = &rel->failures[i];
         struct run_proc *pr = &m->proc[i];
@@ -976,10 +1424,16 @@ int ts_run_simulate(const struct ts_run_input *in, struct ts_run_result *out, do
         struct ts_des des;
         TS_ASSERT(ts_des_init(&des, 64u + (uint32_t)m->n_copy_handles) == 0,
                   "run: out of memory for the event pool");
-        gsl_rng *rng[TS_FAILURES_MAX + 1];
+        gsl_rng *rng[RNG_MAX] = {0};
         for (int s = 0; s <= m->n_proc; s++)
             rng[s] = gsl_rng_alloc(gsl_rng_mt19937);
+        for (int x = 0; x < X_COUNT; x++)
+            rng[TS_FAILURES_MAX + 1 + x] = gsl_rng_alloc(gsl_rng_mt19937);
         ts_des_handle *copy_h = ts_xcalloc((size_t)m->n_copy_handles + 1, sizeof *copy_h);
+        double *lemon_hist = ts_xcalloc((size_t)m->lemon_cap * (size_t)(m->evict_after + 1) + 1,
+                                        sizeof *lemon_hist);
+        int *lemon_nhist = ts_xcalloc((size_t)m->lemon_cap + 1, sizeof *lemon_nhist);
+        struct ckpt_rec *ring = ts_xcalloc((size_t)m->ring_cap + 1, sizeof *ring);
         struct rep *r = ts_xmalloc(sizeof *r);
 
 #pragma omp for schedule(dynamic)
@@ -989,6 +1443,9 @@ int ts_run_simulate(const struct ts_run_input *in, struct ts_run_result *out, do
             r->des = &des;
             r->rng = rng;
             r->copy_h = copy_h;
+            r->lemon_hist = lemon_hist;
+            r->lemon_nhist = lemon_nhist;
+            r->ring = ring;
             r->tl = i == 0 ? timeline : NULL;
             /* A replication that ended early (event cap, too many interruptions) cancels
              * the ones above its index only; those below run on, so the lowest early end is
@@ -1018,8 +1475,12 @@ int ts_run_simulate(const struct ts_run_input *in, struct ts_run_result *out, do
 
         free(r);
         free(copy_h);
-        for (int s = 0; s <= m->n_proc; s++)
-            gsl_rng_free(rng[s]);
+        free(lemon_hist);
+        free(lemon_nhist);
+        free(ring);
+        for (int s = 0; s < RNG_MAX; s++)
+            if (rng[s])
+                gsl_rng_free(rng[s]);
         ts_des_close(&des);
     }
 
@@ -1065,6 +1526,13 @@ int ts_run_simulate(const struct ts_run_input *in, struct ts_run_result *out, do
         out->failures_mean += stats[i].failures;
         out->preemptions_mean += stats[i].preemptions;
         out->checkpoints_mean += stats[i].checkpoints;
+        out->hangs_mean += stats[i].hangs;
+        out->slow_episodes_mean += stats[i].slow_episodes;
+        out->planned_mean += stats[i].planned;
+        out->rollbacks_mean += stats[i].rollbacks;
+        out->evictions_mean += stats[i].evictions;
+        out->correlated_mean += stats[i].correlated;
+        out->nodes_replaced_mean += stats[i].nodes_replaced;
         for (int c = 0; c < CAT_COUNT; c++)
             gpu_s[c] += stats[i].gpu_s[c];
     }
@@ -1082,6 +1550,13 @@ int ts_run_simulate(const struct ts_run_input *in, struct ts_run_result *out, do
     out->failures_mean /= n;
     out->preemptions_mean /= n;
     out->checkpoints_mean /= n;
+    out->hangs_mean /= n;
+    out->slow_episodes_mean /= n;
+    out->planned_mean /= n;
+    out->rollbacks_mean /= n;
+    out->evictions_mean /= n;
+    out->correlated_mean /= n;
+    out->nodes_replaced_mean /= n;
     double to_h = 1.0 / (3600.0 * n);
     out->productive_gpu_h = gpu_s[CAT_PRODUCTIVE] * to_h;
     out->rework_gpu_h = gpu_s[CAT_REWORK] * to_h;
@@ -1089,6 +1564,7 @@ int ts_run_simulate(const struct ts_run_input *in, struct ts_run_result *out, do
     out->restart_gpu_h = gpu_s[CAT_RESTART] * to_h;
     out->repair_wait_gpu_h = gpu_s[CAT_WAIT] * to_h;
     out->degraded_gpu_h = gpu_s[CAT_DEGRADED] * to_h;
+    out->slow_node_gpu_h = gpu_s[CAT_SLOW] * to_h;
     out->spare_gpu_h = (double)in->rel.spares * in->gpus_per_node * out->mean_s / 3600.0;
     out->daly_mean_s = ts_run_daly_wall_time(p->job_mtbf_s, p->checkpoint_write_s, p->restart_s,
                                              p->checkpoint_interval_s, p->solve_s);

@@ -35,8 +35,38 @@
  *     rest of the notice; when it does not fit the job trains on and loses, at the reclaim,
  *     what is not durable by then. Preemptions strike nodes the job holds, at rate
  *     held nodes / preemption_mtbf, and not while it waits or is already being reclaimed.)
+   - Recovery phases (reliability "recovery"; all zero by default): an unplanned failure's
+ *     restart first runs detection (crash_detection, or hang_timeout for the hang_fraction
+ *     share), diagnosis + replacement (lognormal) and the queue, then the constant restart
+ *     R = restart_overhead + startup + startup_per_node x nodes + reload. They are drawn at the
+ *     failure and run at the start of the restart that follows (after any wait for a node or
+ *     for capacity); a failure during any of them draws a fresh recovery (the old one is
+ *     abandoned).
+ *     Planned interruptions, drains, rejoins and spot reacquisitions run R only.
+ *   - Fail-slow ("fail_slow"): onsets at gpus / gpu_mtbf in wall time; while any GPU is slow
+ *     every step takes `factor` times longer (compute only; writes and restarts are not
+ *     slowed), and the (factor - 1) / factor part of the compute GPU-time is slow_node_gpu_h.
+ *     After `detection` the GPU is drained: if the job is training, a save (the full write)
+ *     and R, no work lost; in a recovery or a wait it leaves with no extra cost.
+ *   - Lemons ("bad_nodes"): Binomial(nodes, fraction) lemon nodes per replication fail
+ *     `multiplier` times the node-scoped rate; a naive repair returns the same node. A node
+ *     failure hits a lemon with the lemons' share of the nodes. With evict_after = k a lemon
+ *     that failed k times within `window` is replaced by a healthy node (at no extra time:
+ *     inside the recovery). Their count does not follow nodes in repair.
+ *   - Correlated events ("correlated"): ceil(nodes / domain_nodes) domains, each an event
+ *     per domain_mtbf: one interruption that takes min(domain_nodes, held) nodes (each to
+ *     spares or repair). Not drawn while the job holds no node.
+ *   - Rollbacks ("rollback"): a `fraction` of the failures that strike while training go
+ *     back `depth` checkpoints beyond the latest durable one, if that many older ones are
+ *     kept (checkpoint.keep >= depth + 1, counting those still in storage; at most 4096
+ *     tracked), else to the start; the work in between moves from productive to rework.
+ *   - Planned interruptions ("planned"): at nodes / node_mtbf; while training a save and R,
+ *     no work lost; one arriving during a recovery, a save or the last write merges with it
+ *     (it is counted in planned_mean either way).
  * With exponential failures, synchronous checkpoints, a constant restart time and no spares
- * or repairs, the mean wall time equals Daly's closed form (see ts_run_daly_wall_time).
+ * or repairs, the mean wall time equals Daly's closed form (see ts_run_daly_wall_time); with
+ * random recovery phases X it is Daly's divided by E[exp(-X / M)] (renewal-reward, the
+ * analytic estimate).
  *
  * Monte Carlo: replications are independent, each with its own GSL RNG stream seeded from
  * (seed, replication index). Replications run in parallel (OpenMP) and write results by
@@ -85,7 +115,8 @@ struct ts_run_params {
                                     //   and spot preemptions); +infinity without any
     double checkpoint_write_s;      // delta: training stall per checkpoint
     double checkpoint_persist_s;    // time until a checkpoint is durable (= delta when sync)
-    double restart_s;               // R: restart_overhead + reload
+    double restart_s;               // R: restart_overhead + start-up + reload (the constant
+                                    //   part; recovery phases come on top for failures)
     double checkpoint_interval_s;   // tau used: Daly's optimum when auto (async: at least the
                                     //   write time, since a shorter interval only waits on the
                                     //   write), at least one iteration, at most T_s
@@ -104,8 +135,17 @@ struct ts_run_result {
     double failures_mean;           // failures per run (mean)
     double preemptions_mean;        // spot preemptions per run (mean)
     double checkpoints_mean;        // checkpoints written per run (mean)
+    /* Counts per run (mean) of the mechanisms (reliability.c "recovery" ... "planned"). */
+    double hangs_mean;              // failures that were hangs (detected at the timeout)
+    double slow_episodes_mean;      // fail-slow onsets
+    double planned_mean;            // planned interruptions arrived (those during a recovery
+                                    //   or a save merge with it)
+    double rollbacks_mean;          // failures that went back further than the latest checkpoint
+    double evictions_mean;          // lemons evicted by the health-check policy
+    double correlated_mean;         // correlated (domain) events
+    double nodes_replaced_mean;     // nodes taken out by failures
     /* Mean GPU-hours per run by what the job's GPUs were doing: productive + rework +
-     * checkpoint + restart + repair_wait + degraded = mean wall time x gpus / 3600.
+     * checkpoint + restart + repair_wait + degraded + slow_node = mean wall time x gpus / 3600.
      * spare_gpu_h is billed on top of that sum. */
     double productive_gpu_h;        // useful compute kept
     double rework_gpu_h;            // compute lost to failures and redone
@@ -114,6 +154,8 @@ struct ts_run_result {
     double repair_wait_gpu_h;       // waiting for a node (no spare left) or for spot capacity,
                                     //   including the idle rest of a spot notice
     double degraded_gpu_h;          // elastic: GPUs of the missing replicas idle while degraded
+    double slow_node_gpu_h;         // fail-slow: the (factor - 1) / factor part of compute
+                                    //   while a slow GPU holds every step
     double spare_gpu_h;             // hot spares held, idle (billed): spares x gpus_per_node x
                                     //   mean wall time
     double daly_mean_s;             // Daly's closed form for the same M, delta, R, tau
@@ -148,7 +190,11 @@ int ts_run_params_compute(const struct ts_run_input *in, struct ts_run_params *o
  * contiguous from 0 to the wall time; LOST is compute that a failure threw away; FAILURE is a
  * zero-length mark at each failure and each spot reclaim. */
 enum ts_run_span_kind { TS_SPAN_COMPUTE, TS_SPAN_CHECKPOINT, TS_SPAN_LOST, TS_SPAN_RESTART,
-                        TS_SPAN_WAIT, TS_SPAN_FAILURE, TS_SPAN_COUNT };
+                        TS_SPAN_WAIT, TS_SPAN_FAILURE, TS_SPAN_DETECT, TS_SPAN_DIAGNOSE,
+                        TS_SPAN_QUEUE, TS_SPAN_SLOW, TS_SPAN_PLANNED, TS_SPAN_COUNT };
+/* DETECT, DIAGNOSE and QUEUE are the recovery phases before the constant restart (RESTART);
+ * SLOW is compute while a fail-slow GPU holds every step; PLANNED is a zero-length mark at a
+ * planned interruption or a fail-slow drain. */
 extern const char *const ts_run_span_names[TS_SPAN_COUNT];
 
 struct ts_run_span {
@@ -179,7 +225,13 @@ void ts_run_timeline_free(struct ts_run_timeline *t);
  * Fills mean_s (p50/p90/p99 equal to it), goodput, failures_mean, preemptions_mean and a
  * first-order GPU-hour attribution (checkpoint stalls = T_s / tau x stall, restarts =
  * interrupts x restart time, rework = the rest). It grows with iteration_s, so a lower bound
- * of the iteration time gives a lower bound of the run. */
+ * of the iteration time gives a lower bound of the run. The mechanisms enter by their
+ * expected values: e^{R/M} is divided by E[e^{-X/M}] of the recovery phases X (renewal-reward;
+ * a rollback adds depth x (tau + delta) with its probability, half the run when the older
+ * checkpoint is not kept); lemons add f (m - 1) r per node without eviction, else their
+ * failures until eviction; correlated events add their rate; fail-slow stretches the compute
+ * by 1 / (1 - q (1 - 1/factor)), q = 1 - e^{-rate x detection}; planned interruptions and
+ * drains divide the wall time by 1 - rate x (save + R) x the training share. */
 int ts_run_estimate(const struct ts_run_input *in, struct ts_run_result *out, struct ts_err *err);
 
 #endif

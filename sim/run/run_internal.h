@@ -24,4 +24,15 @@ double ts_run__process_copies(const struct ts_failure_process *f, int gpus, int 
  * NaN if it cannot be evaluated (ts_run_params_compute rejects such a shape first). */
 double ts_run__weibull_scale(double mtbf_s, double shape);
 
+/* Failure rate of one node from the node-scoped processes (gpu x gpus per node, node,
+ * network; exponential-equivalent), per second. */
+double ts_run__node_failure_rate(const struct ts_reliability *rel, int gpus, int nodes);
+
+/* Interrupt rate of the incident mechanisms that add failures (lemons without eviction,
+ * correlated domain events), per second. */
+double ts_run__mechanism_rate(const struct ts_reliability *rel, int gpus, int nodes);
+
+/* Framework start-up of a restart: startup + startup_per_node x nodes. */
+double ts_run__startup_s(const struct ts_reliability *rel, int nodes);
+
 #endif

@@ -146,6 +146,9 @@ void ts_reliability_defaults(struct ts_reliability *r)
     r->spot.reacquire_s = 600.0;        // assumption: capacity back within 10 minutes
     r->replications = 1000;
     r->seed = 1;
+    /* Mechanisms: all off (memset), except the hang watchdog's value for when hangs are
+     * given: PyTorch's ProcessGroupNCCL default timeout, 10 min (PR 110947; recovery.csv). */
+    r->mech.recovery.hang_timeout_s = 600.0;
 }
 
 /* ---------------------------------------------------------------- parser */
@@ -167,7 +170,8 @@ void ts_reliability_defaults(struct ts_reliability *r)
 
 static const char *const reliability_keys[] = {
     "failures", "checkpoint", "restart_overhead", "spares", "repair_time", "elastic", "spot",
-    "replications", "seed", NULL,
+    "replications", "seed", "recovery", "fail_slow", "bad_nodes", "correlated", "rollback",
+    "planned", NULL,
 };
 static const char *const failure_keys[] = {
     "component", "mtbf", "distribution", "shape", "name", NULL,
@@ -365,6 +369,222 @@ static int parse_spot(const struct ts_jnode *node, struct ts_spot *s, struct ts_
     return TS_OK;
 }
 
+/* ---------------------------------------------------------------- recovery and incidents */
+
+/* The recovery phases and incident mechanisms of the run simulation (issue 13). Every key is
+ * optional and every mechanism is off unless its object is given; sources are in
+ * experiments/failure-rework/published (recovery.csv, fail-slow.csv, correlated-and-lemons.csv,
+ * Derivations D8, D10, D11 of its README).
+ *
+ *   "recovery": {                       phases after every unplanned failure, on top of
+ *                                       restart_overhead + reload (which keep their meaning)
+ *     "crash_detection": duration,      default 0: a crash is seen at once
+ *     "hang_fraction": f,               share of failures that are hangs, 0..1, default 0
+ *     "hang_timeout": duration,         hang detection, default 10 min: the PyTorch
+ *                                       ProcessGroupNCCL default since PR 110947 (30 min
+ *                                       before; NVRx heartbeat 45 min)
+ *     "diagnose": "automated" | "manual" | {"median": d, "mean": d} | {"median": d, "sigma": s},
+ *                                       diagnosis + node replacement, lognormal; "automated":
+ *                                       median 10 min, sigma 0.541 (mean 11.6 min; Kokolis u0
+ *                                       5-20 min as 10th/90th percentiles, D10); "manual":
+ *                                       median 10.6 h, sigma 0.55 (mean 12.3 h; BLOOM's manual
+ *                                       incidents, D11); default: no such phase. The
+ *                                       presets are whole recoveries (detection, repair and
+ *                                       restart as measured), so a job that uses one should
+ *                                       set restart_overhead to 0 to count the restart once
+ *     "queue": duration,                waiting for capacity before the restart, default 0
+ *     "startup": duration,              framework start-up, fixed part, default 0
+ *     "startup_per_node": duration      and its part per node of the job (an assumption: no
+ *                                       size law was found, only MegaScale's "within 15 min"
+ *                                       at > 10,000 GPUs), default 0
+ *   },
+ *   "fail_slow": {                      a degraded GPU slows every step until detected
+ *     "gpu_mtbf": duration,             required: mean time between onsets of one GPU
+ *     "factor": x,                      step time multiplier, 1 < x <= 100, default 1.1
+ *                                       (MegaScale: ~10% longer forward computation)
+ *     "detection": duration             required: onset to detection; the slow GPU is then
+ *                                       drained with a checkpoint and a restart (no work lost)
+ *   },
+ *   "bad_nodes": {                      lemons: they fail more often and come back after a
+ *                                       naive repair (OPT: "the same bad machine again")
+ *     "fraction": f,                    required, 0..1: share of the job's nodes
+ *     "multiplier": m,                  required, >= 1: lemon rate / healthy node rate
+ *     "evict_after": k,                 evict a node after k failures in the window and
+ *                                       replace it with a healthy one, default 0 = never
+ *     "window": duration                default unbounded (k failures ever)
+ *   },
+ *   "correlated": {                     a switch or power domain takes several nodes at once
+ *     "domain_mtbf": duration,          required: mean time between events of one domain
+ *     "domain_nodes": n                 required: nodes per domain (the blast radius)
+ *   },
+ *   "rollback": {                       incidents that force an older checkpoint
+ *     "fraction": f,                    required, 0..1: share of unplanned failures
+ *     "depth": k                        checkpoints back beyond the latest, default 1; needs
+ *                                       checkpoint.keep >= k + 1, else the run restarts from
+ *                                       the start
+ *   },
+ *   "planned": {                        maintenance: a save and a restart, no lost work
+ *     "node_mtbf": duration             per node, default 2,048 x 54 d / 47 (Llama 3: 47
+ *                                       planned in 54 days at 2,048 nodes, D8; scaling with
+ *                                       the nodes held is an assumption)
+ *   }
+ */
+static const char *const recovery_keys[] = {
+    "crash_detection", "hang_fraction", "hang_timeout", "diagnose", "queue", "startup",
+    "startup_per_node", NULL,
+};
+static const char *const diagnose_keys[] = {"median", "mean", "sigma", NULL};
+static const char *const fail_slow_keys[] = {"gpu_mtbf", "factor", "detection", NULL};
+static const char *const bad_node_keys[] = {"fraction", "multiplier", "evict_after", "window",
+                                            NULL};
+static const char *const correlated_keys[] = {"domain_mtbf", "domain_nodes", NULL};
+static const char *const rollback_keys[] = {"fraction", "depth", NULL};
+static const char *const planned_keys[] = {"node_mtbf", NULL};
+
+/* Derivations D10 and D11 (published/README.md). */
+#define DIAG_AUTO_MEDIAN_S 600.0
+#define DIAG_AUTO_SIGMA 0.541
+#define DIAG_MANUAL_MEDIAN_S (10.6 * 3600.0)
+#define DIAG_MANUAL_SIGMA 0.55
+/* Llama 3 sec. 3.3.4: 47 planned interruptions in 54 days on 2,048 nodes (D8). */
+#define PLANNED_NODE_MTBF_S (2048.0 * 54.0 * 86400.0 / 47.0)
+
+static int get_duration(const struct ts_jnode *o, const char *key, double *out, struct ts_err *err)
+{
+    return ts_jnode_get_quantity(o, key, TS_OPTIONAL, TS_DIM_SECONDS, 0.0, DURATION_MAX, out, err);
+}
+
+static int get_fraction(const struct ts_jnode *o, const char *key, enum ts_need need, double *out,
+                        struct ts_err *err)
+{
+    return ts_jnode_get_quantity(o, key, need, TS_DIM_NUMBER, 0.0, 1.0, out, err);
+}
+
+static int parse_diagnose(const struct ts_jnode *node, struct ts_recovery *rc_out,
+                          struct ts_err *err)
+{
+    if (cJSON_IsString(node->json)) {
+        const char *v = node->json->valuestring;
+        if (strcmp(v, "automated") == 0) {
+            rc_out->diagnose_median_s = DIAG_AUTO_MEDIAN_S;
+            rc_out->diagnose_sigma = DIAG_AUTO_SIGMA;
+            return TS_OK;
+        }
+        if (strcmp(v, "manual") == 0) {
+            rc_out->diagnose_median_s = DIAG_MANUAL_MEDIAN_S;
+            rc_out->diagnose_sigma = DIAG_MANUAL_SIGMA;
+            return TS_OK;
+        }
+        return ts_err_at(err, node->file, node->path, "\"%s\" is not a diagnosis preset (use "
+                         "\"automated\", \"manual\" or {\"median\": ..., \"mean\": ...})", v);
+    }
+    int rc;
+    if ((rc = ts_jnode_check_keys(node, diagnose_keys, err)))
+        return rc;
+    double median = 0.0, mean = 0.0, sigma = 0.0;
+    if ((rc = get_positive(node, "median", TS_REQUIRED, TS_DIM_SECONDS, 1e-3, DURATION_MAX,
+                           &median, err)) ||
+        (rc = get_positive(node, "mean", TS_OPTIONAL, TS_DIM_SECONDS, 1e-3, DURATION_MAX, &mean,
+                           err)) ||
+        (rc = ts_jnode_get_quantity(node, "sigma", TS_OPTIONAL, TS_DIM_NUMBER, 0.0, 5.0, &sigma,
+                                    err)))
+        return rc;
+    struct ts_jnode c;
+    bool has_mean = ts_jnode_child(node, "mean", &c), has_sigma = ts_jnode_child(node, "sigma", &c);
+    if (has_mean == has_sigma)
+        return ts_err_at(err, node->file, node->path, "give the median and either \"mean\" or "
+                         "\"sigma\" (the log-sd) of the lognormal");
+    if (has_mean) {
+        ts_jnode_child(node, "mean", &c);
+        if (mean < median)
+            return ts_err_at(err, c.file, c.path, "a lognormal's mean is at least its median "
+                             "(mean = median x exp(sigma^2 / 2))");
+        sigma = sqrt(2.0 * log(mean / median));
+        if (sigma > 5.0)
+            return ts_err_at(err, c.file, c.path, "mean / median gives sigma %.3g; at most 5",
+                             sigma);
+    }
+    rc_out->diagnose_median_s = median;
+    rc_out->diagnose_sigma = sigma;
+    return TS_OK;
+}
+
+static int parse_recovery(const struct ts_jnode *node, struct ts_recovery *r, struct ts_err *err)
+{
+    int rc;
+    struct ts_jnode c;
+    if ((rc = ts_jnode_check_keys(node, recovery_keys, err)) ||
+        (rc = get_duration(node, "crash_detection", &r->crash_detect_s, err)) ||
+        (rc = get_fraction(node, "hang_fraction", TS_OPTIONAL, &r->hang_fraction, err)) ||
+        (rc = get_duration(node, "hang_timeout", &r->hang_timeout_s, err)) ||
+        (rc = get_duration(node, "queue", &r->queue_s, err)) ||
+        (rc = get_duration(node, "startup", &r->startup_s, err)) ||
+        (rc = get_duration(node, "startup_per_node", &r->startup_per_node_s, err)))
+        return rc;
+    if (ts_jnode_child(node, "diagnose", &c) && (rc = parse_diagnose(&c, r, err)))
+        return rc;
+    return TS_OK;
+}
+
+static int parse_mechanisms(const struct ts_jnode *node, struct ts_mechanisms *m,
+                            struct ts_err *err)
+{
+    int rc;
+    struct ts_jnode c;
+    if (ts_jnode_child(node, "recovery", &c) && (rc = parse_recovery(&c, &m->recovery, err)))
+        return rc;
+    if (ts_jnode_child(node, "fail_slow", &c)) {
+        struct ts_fail_slow *f = &m->fail_slow;
+        f->factor = 1.1;    // MegaScale sec. 6.3: ~10% longer forward computation
+        if ((rc = ts_jnode_check_keys(&c, fail_slow_keys, err)) ||
+            (rc = get_positive(&c, "gpu_mtbf", TS_REQUIRED, TS_DIM_SECONDS, TS_REL_MTBF_MIN_S,
+                               TS_REL_MTBF_MAX_S, &f->gpu_mtbf_s, err)) ||
+            (rc = get_positive(&c, "factor", TS_OPTIONAL, TS_DIM_NUMBER, 1.0, 100.0, &f->factor,
+                               err)) ||
+            (rc = ts_jnode_get_quantity(&c, "detection", TS_REQUIRED, TS_DIM_SECONDS, 0.0,
+                                        DURATION_MAX, &f->detect_s, err)))
+            return rc;
+    }
+    if (ts_jnode_child(node, "bad_nodes", &c)) {
+        struct ts_bad_nodes *b = &m->bad_nodes;
+        b->evict_window_s = DURATION_MAX;
+        if ((rc = ts_jnode_check_keys(&c, bad_node_keys, err)) ||
+            (rc = get_fraction(&c, "fraction", TS_REQUIRED, &b->fraction, err)) ||
+            (rc = ts_jnode_get_quantity(&c, "multiplier", TS_REQUIRED, TS_DIM_NUMBER, 1.0, 1e6,
+                                        &b->multiplier, err)) ||
+            (rc = ts_jnode_get_int(&c, "evict_after", TS_OPTIONAL, 0, 100, &b->evict_after,
+                                   err)) ||
+            (rc = get_positive(&c, "window", TS_OPTIONAL, TS_DIM_SECONDS, 1.0, DURATION_MAX,
+                               &b->evict_window_s, err)))
+            return rc;
+    }
+    if (ts_jnode_child(node, "correlated", &c)) {
+        struct ts_correlated *k = &m->correlated;
+        if ((rc = ts_jnode_check_keys(&c, correlated_keys, err)) ||
+            (rc = get_positive(&c, "domain_mtbf", TS_REQUIRED, TS_DIM_SECONDS, TS_REL_MTBF_MIN_S,
+                               TS_REL_MTBF_MAX_S, &k->domain_mtbf_s, err)) ||
+            (rc = ts_jnode_get_int(&c, "domain_nodes", TS_REQUIRED, 1, 1000000, &k->domain_nodes,
+                                   err)))
+            return rc;
+    }
+    if (ts_jnode_child(node, "rollback", &c)) {
+        struct ts_rollback *b = &m->rollback;
+        b->depth = 1;
+        if ((rc = ts_jnode_check_keys(&c, rollback_keys, err)) ||
+            (rc = get_fraction(&c, "fraction", TS_REQUIRED, &b->fraction, err)) ||
+            (rc = ts_jnode_get_int(&c, "depth", TS_OPTIONAL, 0, 1000, &b->depth, err)))
+            return rc;
+    }
+    if (ts_jnode_child(node, "planned", &c)) {
+        m->planned.node_mtbf_s = PLANNED_NODE_MTBF_S;
+        if ((rc = ts_jnode_check_keys(&c, planned_keys, err)) ||
+            (rc = get_positive(&c, "node_mtbf", TS_OPTIONAL, TS_DIM_SECONDS, TS_REL_MTBF_MIN_S,
+                               TS_REL_MTBF_MAX_S, &m->planned.node_mtbf_s, err)))
+            return rc;
+    }
+    return TS_OK;
+}
+
 int ts_reliability_parse(const struct ts_jnode *node, struct ts_reliability *r, struct ts_err *err)
 {
     int rc;
@@ -389,5 +609,5 @@ int ts_reliability_parse(const struct ts_jnode *node, struct ts_reliability *r, 
     r->seed = (uint64_t)seed;
     if (ts_jnode_child(node, "spot", &c) && (rc = parse_spot(&c, &r->spot, err)))
         return rc;
-    return TS_OK;
+    return parse_mechanisms(node, &r->mech, err);
 }

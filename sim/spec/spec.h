@@ -514,6 +514,57 @@ struct ts_spot {
     double reacquire_s;             // time to get the capacity back
 };
 
+/* Recovery and incident mechanisms of the run simulation (reliability.c, "recovery",
+ * "fail_slow", "bad_nodes", "correlated", "rollback", "planned"). Every part is off by default
+ * (zero rates, zero phases), so a job without these keys runs as before; restart_overhead
+ * stays the constant part of every recovery. */
+struct ts_recovery {
+    double crash_detect_s;          // detection of a crash, default 0 (immediate)
+    double hang_fraction;           // share of failures that are hangs, default 0
+    double hang_timeout_s;          // hang detection = the watchdog timeout, default 10 min
+    double diagnose_median_s;       // diagnose + replace: lognormal median (0 = no phase)
+    double diagnose_sigma;          //   and log-sd
+    double queue_s;                 // rescheduling / queueing for capacity, default 0
+    double startup_s;               // framework start-up, fixed part, default 0
+    double startup_per_node_s;      // framework start-up per node of the job, default 0
+};
+
+struct ts_fail_slow {
+    double gpu_mtbf_s;              // mean time between fail-slow onsets of one GPU (0 = off)
+    double factor;                  // step time multiplier while a GPU is slow
+    double detect_s;                // onset to detection; then drained by a save and a restart
+};
+
+struct ts_bad_nodes {
+    double fraction;                // share of the job's nodes that are lemons (0 = off)
+    double multiplier;              // lemon failure rate / healthy rate (node-scoped processes)
+    int evict_after;                // evict after this many failures in the window (0 = never)
+    double evict_window_s;          // the window
+};
+
+struct ts_correlated {
+    double domain_mtbf_s;           // mean time between events of one domain (0 = off)
+    int domain_nodes;               // nodes per domain = blast radius
+};
+
+struct ts_rollback {
+    double fraction;                // share of failures that force an older checkpoint (0 = off)
+    int depth;                      // k: checkpoints back beyond the latest
+};
+
+struct ts_planned {
+    double node_mtbf_s;             // mean time between planned interruptions per node (0 = off)
+};
+
+struct ts_mechanisms {
+    struct ts_recovery recovery;
+    struct ts_fail_slow fail_slow;
+    struct ts_bad_nodes bad_nodes;
+    struct ts_correlated correlated;
+    struct ts_rollback rollback;
+    struct ts_planned planned;
+};
+
 struct ts_reliability {
     int n_failures;
     struct ts_failure_process failures[TS_FAILURES_MAX];
@@ -526,6 +577,7 @@ struct ts_reliability {
     struct ts_spot spot;
     int replications;               // Monte Carlo replications, default 1000
     uint64_t seed;                  // default 1
+    struct ts_mechanisms mech;      // recovery phases and incident mechanisms (off by default)
 };
 
 /* Defaults: failure processes derived from the Llama 3 405B statistics (shared reference
