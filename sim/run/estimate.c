@@ -11,6 +11,8 @@
 
 int ts_run_estimate(const struct ts_run_input *in, struct ts_run_result *out, struct ts_err *err)
 {
+    if (ts_run__failure_free(in, out, NULL))
+        return TS_OK;
     memset(out, 0, sizeof *out);
     int rc = ts_run_params_compute(in, &out->params, err);
     if (rc)
@@ -20,13 +22,13 @@ int ts_run_estimate(const struct ts_run_input *in, struct ts_run_result *out, st
     double Ts = p->solve_s, tau = p->checkpoint_interval_s, delta = p->checkpoint_write_s;
     double R = p->restart_s;
 
-    /* Interrupt kinds and their restart times: software (the job restarts), hardware (a
-     * node must be replaced: from a spare, else after the repair), spot (capacity must be
-     * reacquired). */
+    /* Interrupt kinds and their restart times: software and job (the job restarts),
+     * hardware (a node must be replaced: from a spare, else after the repair), spot
+     * (capacity must be reacquired). */
     double rate_job = 0.0, rate_hw = 0.0, rate_spot = 0.0;
     for (int i = 0; i < rel->n_failures; i++) {
-        double r = ts_run__process_copies(&rel->failures[i], in->gpus, in->nodes) / rel->failures[i].mtbf_s;
-        if (rel->failures[i].component == TS_COMP_JOB)
+        double r = ts_run__process_rate(rel, i, in->gpus, in->nodes);
+        if (!ts_component_takes_node(rel->failures[i].component))
             rate_job += r;
         else
             rate_hw += r;

@@ -75,7 +75,8 @@ enum run_cat { CAT_PRODUCTIVE, CAT_REWORK, CAT_CHECKPOINT, CAT_RESTART, CAT_WAIT
                CAT_COUNT };
 
 struct run_proc {
-    bool node_scoped;       // gpu, node, network: the failed node must be replaced
+    bool node_scoped;       // rate grows with the nodes held (every component but job)
+    bool takes_node;        // gpu, node, network, switch: the failed node must be replaced
     bool per_copy;          // Weibull renewal per copy (at most PER_COPY_MAX copies)
     bool weibull;
     double mtbf_s;          // of one copy
@@ -707,19 +708,19 @@ static void on_failure(struct rep *r, const struct ts_des_event *ev)
     if (pr->per_copy) {
         int copy = (int)ev->b;
         r->copy_h[pr->copy_base + copy] = 0;
-        if (pr->node_scoped)
+        if (pr->takes_node)
             slot = copy / pr->copies_per_slot;  // renewed when the node is replaced
         else
-            copy_schedule(r, p, copy);          // a job process renews at once
+            copy_schedule(r, p, copy);          // job and software processes renew at once
     } else {
         r->proc_h[p] = 0;
-        if (pr->node_scoped)
+        if (pr->takes_node)
             slot = slot_pick_failed(r, p);
         superposed_redraw(r, p);
     }
 
     bool running = rep_running(r);
-    if (!pr->node_scoped && !running)
+    if (!pr->takes_node && !running)
         return;     // software cannot fail while nothing runs
     TS_ASSERT(r->state != ST_BATCH, "run: failure inside a batch");
     r->failures += 1.0;
@@ -732,7 +733,7 @@ static void on_failure(struct rep *r, const struct ts_des_event *ev)
         cancel_progress(r);
         rollback(r);
     }
-    if (pr->node_scoped)
+    if (pr->takes_node)
         node_lost(r, slot);
     if (r->state == ST_DRAIN)
         r->emergency_done = true;   // nothing more runs before the reclaim
@@ -931,11 +932,12 @@ static void model_build(const struct ts_run_input *in, const struct ts_run_param
         struct run_proc *pr = &m->proc[i];
         double copies = ts_run__process_copies(f, in->gpus, in->nodes);
         pr->node_scoped = f->component != TS_COMP_JOB;
+        pr->takes_node = ts_component_takes_node(f->component);
         pr->weibull = f->distribution == TS_DIST_WEIBULL;
         pr->per_copy = pr->weibull && copies <= PER_COPY_MAX;
-        pr->mtbf_s = f->mtbf_s;
+        pr->mtbf_s = ts_run__process_mtbf(rel, i);      // rate_scale applied
         pr->shape = f->shape;
-        pr->scale_s = pr->weibull ? ts_run__weibull_scale(f->mtbf_s, f->shape) : f->mtbf_s;
+        pr->scale_s = pr->weibull ? ts_run__weibull_scale(pr->mtbf_s, f->shape) : pr->mtbf_s;
         pr->copies_per_node = pr->node_scoped ? copies / in->nodes : 0.0;
         if (pr->per_copy) {
             pr->copies = (int)copies;
@@ -957,6 +959,8 @@ static int cmp_double(const void *a, const void *b)
 int ts_run_simulate(const struct ts_run_input *in, struct ts_run_result *out, double *samples,
                     struct ts_run_timeline *timeline, struct ts_err *err)
 {
+    if (ts_run__failure_free(in, out, samples))
+        return TS_OK;
     memset(out, 0, sizeof *out);
     int rc = ts_run_params_compute(in, &out->params, err);
     if (rc)
