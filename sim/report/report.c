@@ -181,7 +181,8 @@ static cJSON *assumptions_json(const struct ts_job *job, const struct ts_run_res
         rate += units / mtbf;
     }
     add_num(o, "job_mtbf_failures_s", rate > 0.0 ? 1.0 / rate : HUGE_VAL);
-    add_num(o, "job_mtbf_s", run ? run->params.job_mtbf_s : HUGE_VAL);
+    if (run)
+        add_num(o, "job_mtbf_s", run->params.job_mtbf_s);
 
     cJSON *sp = cJSON_AddObjectToObject(o, "spot");
     cJSON_AddBoolToObject(sp, "enabled", rel->spot.enabled);
@@ -192,37 +193,40 @@ static cJSON *assumptions_json(const struct ts_job *job, const struct ts_run_res
         add_num(sp, "reacquire_s", rel->spot.reacquire_s);
     }
 
+    /* The restart and checkpoint figures exist only for a simulated run (not without a
+     * training section, not for the failure-free what-if). */
     bool simulated = run && !(rel->none && !rel->spot.enabled);
     cJSON *rs = cJSON_AddObjectToObject(o, "restart");
-    add_num(rs, "overhead_s", simulated ? rel->restart_overhead_s : (double)NAN);
-    add_num(rs, "reload_s", simulated ? run->params.restart_s - rel->restart_overhead_s : (double)NAN);
-    add_num(rs, "total_s", simulated ? run->params.restart_s : (double)NAN);
+    if (simulated) {
+        add_num(rs, "overhead_s", rel->restart_overhead_s);
+        add_num(rs, "reload_s", run->params.restart_s - rel->restart_overhead_s);
+        add_num(rs, "total_s", run->params.restart_s);
+    }
     add_num(rs, "repair_time_s", rel->repair_time_s);
     add_num(rs, "spares", rel->spares);
     cJSON_AddBoolToObject(rs, "elastic", rel->elastic);
 
     const struct ts_checkpoint *c = &rel->checkpoint;
     cJSON *ck = cJSON_AddObjectToObject(o, "checkpoint");
+    cJSON_AddStringToObject(ck, "interval_choice", simulated ? interval_choice(c)
+                                                   : rel->none ? "none: nothing to protect against"
+                                                               : "not simulated (no training section)");
     if (simulated) {
         add_num(ck, "interval_s", run->params.checkpoint_interval_s);
-        cJSON_AddStringToObject(ck, "interval_choice", interval_choice(c));
-    } else {
-        cJSON_AddNullToObject(ck, "interval_s");
-        cJSON_AddStringToObject(ck, "interval_choice", rel->none ? "none: nothing to protect "
-                                "against" : "not simulated");
+        add_num(ck, "size_bytes", run->params.checkpoint_bytes);
+        add_num(ck, "write_bandwidth_Bps", run->params.write_bandwidth);
+        add_num(ck, "read_bandwidth_Bps", run->params.read_bandwidth);
+        add_num(ck, "stall_s", run->params.checkpoint_write_s);
+        add_num(ck, "persist_s", run->params.checkpoint_persist_s);
     }
     cJSON_AddStringToObject(ck, "mode", ts_ckpt_mode_names[c->mode]);
-    add_num(ck, "size_bytes", simulated ? run->params.checkpoint_bytes : (double)NAN);
     cJSON_AddStringToObject(ck, "size_source", c->size_bytes > 0.0 ? "given"
                                                 : "weights + optimizer state of the job");
-    add_num(ck, "write_bandwidth_Bps", simulated ? run->params.write_bandwidth : (double)NAN);
-    add_num(ck, "read_bandwidth_Bps", simulated ? run->params.read_bandwidth : (double)NAN);
-    add_num(ck, "stall_s", simulated ? run->params.checkpoint_write_s : (double)NAN);
-    add_num(ck, "persist_s", simulated ? run->params.checkpoint_persist_s : (double)NAN);
     add_num(ck, "keep", c->keep);
 
     cJSON *mc = cJSON_AddObjectToObject(o, "monte_carlo");
-    add_num(mc, "replications", run ? run->replications : (double)NAN);
+    if (run)
+        add_num(mc, "replications", run->replications);
     add_num(mc, "seed", (double)rel->seed);
     return o;
 }
@@ -421,7 +425,8 @@ cJSON *ts_report_run_json(const struct ts_run_output *r)
     if (job->has_reliability)
         cJSON_AddItemToObject(o, "assumptions", assumptions_json(job, r->run));
     /* A job that does not fit never runs: its run and bill keys are null, not numbers. */
-    if (!r->run && job->has_reliability && !it->feasible) {
+    bool wants_run = job->has_reliability && (job->has_training || job->reliability.section_given);
+    if (!r->run && wants_run && !it->feasible) {
         static const char *const keys[] = {"expected_time_to_train_s", "p90_time_to_train_s",
                                            "goodput", "failures_expected"};
         for (size_t i = 0; i < TS_ARRAY_LEN(keys); i++)
@@ -769,7 +774,9 @@ void ts_report_run_table(const struct ts_run_output *r, struct ts_buf *o)
     }
     if (r->cost)
         cost_table(o, job, r->cost);
-    if (!it->feasible && (job->has_reliability || job->has_cost))
+    if (!it->feasible && ((job->has_reliability && (job->has_training ||
+                                                    job->reliability.section_given)) ||
+                          job->has_cost))
         ts_buf_printf(o, "\nWhole run%s: not simulated (the job does not fit in memory)\n",
                       job->has_cost ? " and bill" : "");
 }
