@@ -11,7 +11,7 @@
 
 int ts_run_estimate(const struct ts_run_input *in, struct ts_run_result *out, struct ts_err *err)
 {
-    if (ts_run__failure_free(in, out, NULL))
+    if (ts_run__failure_free(in, out, NULL, NULL))
         return TS_OK;
     memset(out, 0, sizeof *out);
     int rc = ts_run_params_compute(in, &out->params, err);

@@ -10,7 +10,7 @@
 #include "run/run_internal.h"
 
 bool ts_run__failure_free(const struct ts_run_input *in, struct ts_run_result *out,
-                          double *samples)
+                          double *samples, struct ts_run_timeline *timeline)
 {
     const struct ts_reliability *rel = &in->rel;
     double Ts = in->iterations * in->iteration_s;
@@ -30,5 +30,11 @@ bool ts_run__failure_free(const struct ts_run_input *in, struct ts_run_result *o
     if (samples)
         for (int r = 0; r < reps; r++)
             samples[r] = Ts;
+    if (timeline) {     // one span: the whole run computes
+        memset(timeline, 0, sizeof *timeline);
+        timeline->spans = ts_xmalloc(sizeof *timeline->spans);
+        timeline->spans[0] = (struct ts_run_span){TS_SPAN_COMPUTE, 0.0, Ts};
+        timeline->len = timeline->cap = 1;
+    }
     return true;
 }

@@ -959,7 +959,7 @@ static int cmp_double(const void *a, const void *b)
 int ts_run_simulate(const struct ts_run_input *in, struct ts_run_result *out, double *samples,
                     struct ts_run_timeline *timeline, struct ts_err *err)
 {
-    if (ts_run__failure_free(in, out, samples))
+    if (ts_run__failure_free(in, out, samples, timeline))
         return TS_OK;
     memset(out, 0, sizeof *out);
     int rc = ts_run_params_compute(in, &out->params, err);

@@ -27,10 +27,11 @@ double ts_run__process_mtbf(const struct ts_reliability *rel, int i);
 double ts_run__process_rate(const struct ts_reliability *rel, int i, int gpus, int nodes);
 
 /* "reliability": "none" without spot: fill *out with the failure-free run (wall time T_s,
- * goodput 1, no checkpoint) and samples[0 .. replications) with T_s. Returns true when it
- * did; false when the run must be simulated. */
+ * goodput 1, no checkpoint), samples[0 .. replications) with T_s and the timeline (may be
+ * NULL) with one compute span. Returns true when it did; false when the run must be
+ * simulated. */
 bool ts_run__failure_free(const struct ts_run_input *in, struct ts_run_result *out,
-                          double *samples);
+                          double *samples, struct ts_run_timeline *timeline);
 
 /* Weibull scale for a mean of mtbf_s and shape k: mtbf / Gamma(1 + 1/k), computed in logs;
  * NaN if it cannot be evaluated (ts_run_params_compute rejects such a shape first). */
