@@ -106,7 +106,7 @@ static void default_job_mtbf_matches_the_published_figures_from_8_to_16384_gpus(
 }
 
 /* No size-independent process dominates small jobs: from 8 to 1,024 GPUs the job MTBF falls
- * by the node-count ratio, 128 (the old per-job software process made it ~6). */
+ * by the node-count ratio, 128 (with the old per-job software process it was 1.24). */
 static void job_mtbf_falls_with_the_node_count_from_8_to_1024_gpus(void **state)
 {
     (void)state;

@@ -1106,7 +1106,7 @@ static void software_failures_restart_the_job_without_replacing_a_node(void **st
     set_write_s(&in, 60.0);
     set_interval(&in, HOUR);
     in.rel.repair_time_s = 24 * HOUR;
-    in.rel.replications = 4000;
+    in.rel.replications = ts_test_under_valgrind() ? 500 : 4000;
     struct ts_run_result r;
     simulate(&in, &r);
     assert_close(r.params.job_mtbf_s, 5 * HOUR, 1e-12, 0.0);

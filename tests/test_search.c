@@ -586,7 +586,7 @@ static void run_of_the_sweep_answer_reproduces_its_expected_time_and_cost(void *
     assert_true(same_cost.total_usd == best->mc_cost_mean_usd);
     assert_true(same.mean_s == r.best_run.mean_s && same.stderr_s == r.best_run.stderr_s);
 
-    run_by_hand(h, 400, 12345, &other, &other_cost);
+    run_by_hand(h, ts_test_under_valgrind() ? 60 : 400, 12345, &other, &other_cost);
     double se = sqrt(other.stderr_s * other.stderr_s + r.best_run.stderr_s * r.best_run.stderr_s);
     print_message("sweep answer: sweep %.6g +- %.3g s, run %.6g +- %.3g s; cost $%.2f vs $%.2f\n",
                   r.best_run.mean_s, r.best_run.stderr_s, other.mean_s, other.stderr_s,
