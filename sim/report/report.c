@@ -258,7 +258,7 @@ static void assumptions_table(struct ts_buf *o, const struct ts_job *job,
                       rel->rate_scale);
     if (rel->n_failures > 0)
         ts_buf_printf(o, "    %-14s %-9s %7s %16s %14s %14s\n", "process", "component", "units",
-                      "MTBF per unit", "per 1000 u-d", "job MTBF part");
+                      "MTBF per unit", "/1000 unit-d", "job MTBF part");
     double rate = 0.0;
     for (int i = 0; i < rel->n_failures; i++) {
         const struct ts_failure_process *f = &rel->failures[i];
