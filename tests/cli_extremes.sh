@@ -149,7 +149,7 @@ case_run spot_zero_notice 0 '' json
 
 job tokens_1e30 "{$R}" 1e30
 case_run tokens_1e30 2 'training.tokens: 1e+30 is out of range' json
-job tokens_max "{$R}" 1e17
+job tokens_max "{\"rate_scale\": 100, $R}" 1e17
 case_run tokens_max 2 'reliability: the job cannot finish in any useful time' "${ALL[@]}"
 job tokens_max_nofail "{\"failures\": [], $R}" 1e17
 case_run tokens_max_nofail 0 '' "${ALL[@]}"

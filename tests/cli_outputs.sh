@@ -43,10 +43,10 @@ NOREL=$tmp/norel.json
 cat >"$NOREL" <<'EOF'
 {"name": "cli-outputs", "model": "llama3-8b", "system": "dgx-h100", "nodes": 2, "global_batch": 64,
  "precision": "bf16", "parallel": {"tp": 4, "pp": 2, "microbatch": 1, "zero": 1},
- "training": {"tokens": "10B"}, "cost": {"gpu_hour": {"on_demand": 4.0}}}
+ "training": {"tokens": "10B"}, "reliability": "none", "cost": {"gpu_hour": {"on_demand": 4.0}}}
 EOF
 JOB=$tmp/job.json
-sed 's/"training"/"reliability": {"replications": 20, "seed": 3}, "training"/' "$NOREL" >"$JOB"
+sed 's/"reliability": "none"/"reliability": {"replications": 20, "seed": 3}/' "$NOREL" >"$JOB"
 # ---------------------------------------------------------------- devices
 
 run null run "$NOREL" --format json --trace /dev/null
@@ -109,13 +109,13 @@ mkdir "$tmp/links" "$tmp/real"
 echo "old" >"$tmp/real/it.json"
 chmod 640 "$tmp/real/it.json"
 ln -s ../real/it.json "$tmp/links/it.json"
-run link run "$NOREL" --format json --trace "$tmp/links/it.json"
+run link run "$NOREL" --format json --trace "$tmp/links/it.json" --run-trace "$tmp/real/it.run.json"
 expect_rc link 0
 [ -L "$tmp/links/it.json" ] || fail "link: the symbolic link was replaced"
 trace_ok "$tmp/real/it.json" link
 [ "$(stat -c %a "$tmp/real/it.json")" = 640 ] || fail "link: the file's permissions changed to $(stat -c %a "$tmp/real/it.json")"
 [ "$(listing "$tmp/links")" = "it.json " ] || fail "link: files left beside the link: $(listing "$tmp/links")"
-[ "$(listing "$tmp/real")" = "it.json " ] || fail "link: files left beside the file: $(listing "$tmp/real")"
+[ "$(listing "$tmp/real")" = "it.json it.run.json " ] || fail "link: files left beside the file: $(listing "$tmp/real")"
 
 # A link to a device: written through.
 ln -s /dev/null "$tmp/links/null"

@@ -89,13 +89,14 @@ cat >"$JOB" <<'EOF'
   "parallel": {"tp": 4, "pp": 2, "microbatch": 1, "schedule": "1f1b", "recompute": "selective",
                "sequence_parallel": true, "zero": 1},
   "training": {"tokens": "10B"},
-  "reliability": {"replications": 20, "seed": 11},
+  "reliability": {"replications": 20, "seed": 11, "rate_scale": 100},
   "cost": {"gpu_hour": {"on_demand": 4.0}}
 }
 EOF
-# The same job without the reliability section (traces: no run timeline).
+# The same job without training and reliability sections: no whole run (traces: no run
+# timeline). Failures are on by default; the whole run needs tokens to train.
 NOREL=$tmp/norel.json
-sed '/"reliability":/d' "$JOB" >"$NOREL"
+sed '/"reliability":/d; /"training":/d' "$JOB" >"$NOREL"
 # 405 B parameters, unsharded, on one GPU: far out of memory.
 HUGE=$tmp/huge.json
 cat >"$HUGE" <<'EOF'
@@ -268,7 +269,7 @@ trace_file "$tmp/tr2/other.json" "run-trace (run)"
 [ "$(listing "$tmp/tr2")" = "a.json other.json " ] ||
     fail "run-trace: files left: $(listing "$tmp/tr2")"
 
-# Without a reliability section: only the iteration; an existing file is replaced.
+# Without a training section: only the iteration; an existing file is replaced.
 mkdir "$tmp/tr3"
 echo 'not a trace' >"$tmp/tr3/it.json"
 run tr3 run "$NOREL" --format json --trace "$tmp/tr3/it.json"
@@ -278,7 +279,7 @@ trace_file "$tmp/tr3/it.json" "trace (no reliability)"
     fail "trace (no reliability): files left: $(listing "$tmp/tr3")"
 run tr3_run run "$NOREL" --format json --run-trace "$tmp/tr3/run.json"
 expect_rc tr3_run 2
-expect_in "$tmp/tr3_run.err" reliability tr3_run
+expect_in "$tmp/tr3_run.err" "training section" tr3_run
 
 # The name is a directory: refused before the simulation (exit 2), nothing written.
 mkdir -p "$tmp/tr4/isdir"

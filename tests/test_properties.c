@@ -131,7 +131,10 @@ static bool null_allowed(const char *key, const struct ts_job *job)
         return false;
     if (strcmp(key, "reason") == 0 || strcmp(key, "limit") == 0)
         return true;
-    /* Nothing can fail: the job's MTBF is infinite. */
+    /* Nothing can fail: the job's MTBF is infinite (of the failures alone when there is no
+     * failure process). */
+    if (strcmp(key, "job_mtbf_failures_s") == 0 && job->reliability.n_failures == 0)
+        return true;
     return strcmp(key, "job_mtbf_s") == 0 && job->reliability.n_failures == 0 &&
            !job->reliability.spot.enabled;
 }

@@ -37,35 +37,183 @@ static void assert_rejected(const char *text, const char *needle)
 
 /* ---------------------------------------------------------------- defaults */
 
+#define DAY (86400.0)
+#define HOUR (3600.0)
+
+/* Job MTBF of `r` (defaults of fleet f) for a job of `gpus` GPUs in 8-GPU nodes. */
+static double fleet_job_mtbf(enum ts_fleet f, int gpus)
+{
+    struct ts_reliability r;
+    ts_reliability_defaults(&r);
+    r.fleet = f;
+    ts_reliability_apply_defaults(&r, TS_GEN_HOPPER);
+    assert_int_equal(r.fleet_used, f);
+    return ts_run_job_mtbf(&r, gpus, (gpus + 7) / 8);
+}
+
 static void defaults_give_the_llama3_job_419_interruptions_in_54_days(void **state)
 {
     (void)state;
     struct ts_reliability r;
     ts_reliability_defaults(&r);
     double M = ts_run_job_mtbf(&r, 16384, 2048);
-    assert_close(LLAMA3_WINDOW_S / M, 419.0, 1e-3, 0.0);
-    assert_close(M / 3600.0, 54.0 * 24.0 / 419.0, 1e-3, 0.0);   // 3.09 h
+    assert_close(LLAMA3_WINDOW_S / M, 419.0, 1e-9, 0.0);
+    assert_close(M / 3600.0, 54.0 * 24.0 / 419.0, 1e-9, 0.0);   // 3.09 h
 }
 
-static void defaults_split_the_llama3_categories_into_gpu_node_network_and_job(void **state)
+/* Llama 3 Table 5 counts grouped by component (published/README.md D3): 268 GPU, 46 host,
+ * 7 NIC, 35 switch/cable, 63 software of 419; every process per GPU or per node. */
+static void defaults_split_the_llama3_table5_counts_into_per_gpu_and_per_node_processes(void **state)
 {
     (void)state;
     struct ts_reliability r;
     ts_reliability_defaults(&r);
-    assert_int_equal(r.n_failures, 4);
-    const enum ts_component comp[4] = {TS_COMP_GPU, TS_COMP_NODE, TS_COMP_NETWORK, TS_COMP_JOB};
-    const double share[4] = {0.573, 0.123, 0.101, 0.203};
-    const double copies[4] = {16384, 2048, 2048, 1};
-    for (int i = 0; i < 4; i++) {
+    assert_int_equal(r.n_failures, 5);
+    const enum ts_component comp[5] = {TS_COMP_GPU, TS_COMP_NODE, TS_COMP_NETWORK, TS_COMP_SWITCH,
+                                       TS_COMP_SOFTWARE};
+    const double count[5] = {268, 46, 7, 35, 63};
+    const double copies[5] = {16384, 2048, 2048, 2048, 2048};
+    for (int i = 0; i < 5; i++) {
         assert_int_equal(r.failures[i].component, comp[i]);
         assert_int_equal(r.failures[i].distribution, TS_DIST_EXPONENTIAL);
         assert_close(r.failures[i].shape, 1.0, 0.0, 0.0);
         // interruptions of this process in the 54-day window at Llama 3 scale
-        assert_close(copies[i] * LLAMA3_WINDOW_S / r.failures[i].mtbf_s, share[i] * 419.0, 1e-9, 0.0);
+        assert_close(copies[i] * LLAMA3_WINDOW_S / r.failures[i].mtbf_s, count[i], 1e-9, 0.0);
+        assert_true(r.failures[i].component != TS_COMP_JOB);   // nothing size-independent
     }
-    assert_close(r.failures[0].mtbf_s / (365.25 * 86400.0), 10.09, 2e-3, 0.0);  // GPU-years
-    assert_close(r.failures[3].mtbf_s / 3600.0, 15.24, 2e-3, 0.0);              // job hours
-    assert_string_equal(r.failures[3].name, "software");
+    // one GPU fails once per 16,384 x 54 / 268 GPU-days = 9.04 GPU-years (D3)
+    assert_close(r.failures[0].mtbf_s / (365.25 * DAY), 16384.0 * 54.0 / 268.0 / 365.25, 1e-9, 0.0);
+    assert_close(r.failures[0].mtbf_s / (365.25 * DAY), 9.04, 2e-3, 0.0);
+    assert_string_equal(r.failures[4].name, "software");
+    assert_false(ts_component_takes_node(TS_COMP_SOFTWARE));
+    assert_true(ts_component_takes_node(TS_COMP_SWITCH));
+}
+
+/* Published job MTTF against size (published/README.md): Llama 3 3.09 h at 16,384 H100;
+ * Kokolis et al. Figure 7 47.7 d at 8 and 7.9 h at 1,024 A100 (the research-cluster
+ * preset), and the paper's projection from r_f = 6.50: 1.8 h at 16,384 (the a100 preset).
+ * Within 10%. */
+static void default_job_mtbf_matches_the_published_figures_from_8_to_16384_gpus(void **state)
+{
+    (void)state;
+    assert_close(fleet_job_mtbf(TS_FLEET_H100, 16384) / HOUR, 3.09, 0.10, 0.0);
+    assert_close(fleet_job_mtbf(TS_FLEET_A100_RESEARCH, 8) / DAY, 47.7, 0.10, 0.0);
+    assert_close(fleet_job_mtbf(TS_FLEET_A100_RESEARCH, 1024) / HOUR, 7.9, 0.10, 0.0);
+    assert_close(fleet_job_mtbf(TS_FLEET_A100, 16384) / HOUR, 1.80, 0.10, 0.0);
+    // the H100 row of the proposed table: 264 d at 8 GPUs, 49.5 h at 1,024
+    assert_close(fleet_job_mtbf(TS_FLEET_H100, 8) / DAY, 264.0, 0.01, 0.0);
+    assert_close(fleet_job_mtbf(TS_FLEET_H100, 1024) / HOUR, 49.5, 0.01, 0.0);
+}
+
+/* No size-independent process dominates small jobs: from 8 to 1,024 GPUs the job MTBF falls
+ * by the node-count ratio, 128 (with the old per-job software process it was 1.24). */
+static void job_mtbf_falls_with_the_node_count_from_8_to_1024_gpus(void **state)
+{
+    (void)state;
+    for (int f = TS_FLEET_H100; f < TS_FLEET_COUNT; f++)
+        assert_close(fleet_job_mtbf((enum ts_fleet)f, 8) / fleet_job_mtbf((enum ts_fleet)f, 1024),
+                     128.0, 1e-12, 0.0);
+}
+
+static void rate_scale_two_halves_the_job_mtbf_exactly(void **state)
+{
+    (void)state;
+    struct ts_reliability r;
+    struct ts_err err;
+    assert_int_equal(parse_rel("{\"rate_scale\": 2}", &r, &err), TS_OK);
+    assert_close(r.rate_scale, 2.0, 0.0, 0.0);
+    struct ts_reliability d;
+    ts_reliability_defaults(&d);
+    for (int gpus = 8; gpus <= 16384; gpus *= 8)
+        assert_true(ts_run_job_mtbf(&r, gpus, gpus / 8) == ts_run_job_mtbf(&d, gpus, gpus / 8) / 2.0);
+    // it scales processes given in the file too, but not spot preemption
+    assert_int_equal(parse_rel("{\"rate_scale\": 0.5, \"failures\": [{\"component\": \"job\", "
+                               "\"mtbf\": \"10 h\"}]}", &r, &err), TS_OK);
+    assert_close(ts_run_job_mtbf(&r, 8, 1), 20.0 * HOUR, 1e-12, 0.0);
+    assert_int_equal(parse_rel("{\"rate_scale\": 3, \"failures\": [], \"spot\": "
+                               "{\"preemption_mtbf\": \"10 h\"}}", &r, &err), TS_OK);
+    assert_close(ts_run_job_mtbf(&r, 8, 1), 10.0 * HOUR, 1e-12, 0.0);
+}
+
+static void default_fleet_follows_the_accelerator_generation(void **state)
+{
+    (void)state;
+    const struct {
+        enum ts_generation gen;
+        enum ts_fleet fleet;
+        bool assumed;
+    } cases[] = {
+        {TS_GEN_AMPERE, TS_FLEET_A100, false},    {TS_GEN_HOPPER, TS_FLEET_H100, false},
+        {TS_GEN_BLACKWELL, TS_FLEET_H100, false}, {TS_GEN_CDNA3, TS_FLEET_H100, true},
+        {TS_GEN_UNKNOWN, TS_FLEET_H100, true},
+    };
+    char buf[256];
+    for (size_t i = 0; i < TS_ARRAY_LEN(cases); i++) {
+        struct ts_reliability r;
+        ts_reliability_defaults(&r);
+        ts_reliability_apply_defaults(&r, cases[i].gen);
+        assert_int_equal(r.fleet_used, cases[i].fleet);
+        assert_int_equal(r.fleet_assumed, cases[i].assumed);
+        ts_reliability_source(&r, buf, sizeof buf);
+        assert_non_null(strstr(buf, "default ("));
+        assert_int_equal(strstr(buf, "assumed") != NULL, cases[i].assumed);
+        assert_non_null(ts_reliability_default_cite(&r, 0, buf, sizeof buf));
+    }
+    // A100: Kokolis's RSC-1 rate 6.50 per 1,000 node-days, 8 GPUs per node
+    struct ts_reliability r;
+    ts_reliability_defaults(&r);
+    ts_reliability_apply_defaults(&r, TS_GEN_AMPERE);
+    assert_close(1000.0 * DAY / ts_run_job_mtbf(&r, 8, 1), 6.50, 1e-12, 0.0);
+    // processes from the file are kept whatever the generation
+    struct ts_err err;
+    assert_int_equal(parse_rel("{\"failures\": [{\"component\": \"gpu\", \"mtbf\": \"1 y\"}]}", &r,
+                               &err), TS_OK);
+    ts_reliability_apply_defaults(&r, TS_GEN_AMPERE);
+    assert_int_equal(r.n_failures, 1);
+    assert_string_equal(ts_reliability_source(&r, buf, sizeof buf), "file");
+    assert_null(ts_reliability_default_cite(&r, 0, buf, sizeof buf));
+}
+
+static void fleet_key_picks_the_default_processes(void **state)
+{
+    (void)state;
+    struct ts_reliability r;
+    struct ts_err err;
+    assert_int_equal(parse_rel("{\"fleet\": \"a100-research\"}", &r, &err), TS_OK);
+    ts_reliability_apply_defaults(&r, TS_GEN_HOPPER);
+    assert_int_equal(r.fleet_used, TS_FLEET_A100_RESEARCH);
+    assert_false(r.fleet_assumed);
+}
+
+static void reliability_none_has_no_failures_and_no_spot(void **state)
+{
+    (void)state;
+    struct ts_reliability r;
+    struct ts_err err;
+    assert_int_equal(parse_rel("\"none\"", &r, &err), TS_OK);
+    assert_true(r.none);
+    assert_true(r.section_given);
+    assert_int_equal(r.n_failures, 0);
+    assert_false(r.spot.enabled);
+    ts_reliability_apply_defaults(&r, TS_GEN_HOPPER);
+    assert_int_equal(r.n_failures, 0);
+    assert_true(isinf(ts_run_job_mtbf(&r, 16384, 2048)));
+    char buf[64];
+    assert_string_equal(ts_reliability_source(&r, buf, sizeof buf), "none");
+}
+
+static void bad_none_fleet_and_rate_scale_values_are_rejected_naming_the_key(void **state)
+{
+    (void)state;
+    assert_rejected("\"off\"", "test.json: reliability: \"off\" is not an object or \"none\"");
+    assert_rejected("[]", "test.json: reliability: ");
+    assert_rejected("{\"rate_scale\": 0}", "test.json: reliability.rate_scale: must be greater than zero");
+    assert_rejected("{\"rate_scale\": -2}", "test.json: reliability.rate_scale:");
+    assert_rejected("{\"rate_scale\": \"twice\"}", "test.json: reliability.rate_scale:");
+    assert_rejected("{\"rate_scale\": 1e6}", "test.json: reliability.rate_scale: 1000000 is out of range");
+    assert_rejected("{\"fleet\": \"tpu\"}", "test.json: reliability.fleet:");
+    assert_rejected("{\"fleet\": \"a100\", \"failures\": []}",
+                    "test.json: reliability.fleet: \"fleet\" picks the default failure processes");
 }
 
 static void defaults_follow_the_documented_checkpoint_restart_and_monte_carlo_values(void **state)
@@ -98,6 +246,7 @@ static void empty_object_keeps_every_default(void **state)
     struct ts_err err;
     assert_int_equal(parse_rel("{}", &r, &err), TS_OK);
     ts_reliability_defaults(&d);
+    d.section_given = true;     // the only difference: the key was there
     assert_memory_equal(&r, &d, sizeof r);
 }
 
@@ -215,7 +364,8 @@ static void an_aggregate_limit_alone_is_enough_for_checkpoints(void **state)
 static void reliability_that_is_not_an_object_is_rejected(void **state)
 {
     (void)state;
-    assert_rejected("[]", "test.json: reliability: expected an object");
+    assert_rejected("[]", "test.json: reliability: an array is not an object or \"none\"");
+    assert_rejected("true", "test.json: reliability: true is not an object or \"none\"");
 }
 
 static void misspelt_keys_are_rejected_at_every_level_with_their_path(void **state)
@@ -509,7 +659,14 @@ int main(void)
         cmocka_unit_test(incident_objects_parse_with_their_documented_defaults),
         cmocka_unit_test(bad_recovery_and_incident_values_are_rejected_with_their_path),
         cmocka_unit_test(defaults_give_the_llama3_job_419_interruptions_in_54_days),
-        cmocka_unit_test(defaults_split_the_llama3_categories_into_gpu_node_network_and_job),
+        cmocka_unit_test(defaults_split_the_llama3_table5_counts_into_per_gpu_and_per_node_processes),
+        cmocka_unit_test(default_job_mtbf_matches_the_published_figures_from_8_to_16384_gpus),
+        cmocka_unit_test(job_mtbf_falls_with_the_node_count_from_8_to_1024_gpus),
+        cmocka_unit_test(rate_scale_two_halves_the_job_mtbf_exactly),
+        cmocka_unit_test(default_fleet_follows_the_accelerator_generation),
+        cmocka_unit_test(fleet_key_picks_the_default_processes),
+        cmocka_unit_test(reliability_none_has_no_failures_and_no_spot),
+        cmocka_unit_test(bad_none_fleet_and_rate_scale_values_are_rejected_naming_the_key),
         cmocka_unit_test(defaults_follow_the_documented_checkpoint_restart_and_monte_carlo_values),
         cmocka_unit_test(empty_object_keeps_every_default),
         cmocka_unit_test(full_document_sets_every_key),

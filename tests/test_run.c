@@ -1034,10 +1034,99 @@ static void invalid_job_shape_is_rejected(void **state)
     assert_input_error(ts_run_params_compute(&in, &p, &err), &err, "must be positive");
 }
 
+/* ---------------------------------------------------------------- always-on defaults */
+
+/* rate_scale k with MTBF M draws the same failures as MTBF M / k: the same run, bit for bit
+ * (each process draws exponentials of mean mtbf / copies from its own stream). */
+static void rate_scale_is_the_same_run_as_the_scaled_mtbf(void **state)
+{
+    (void)state;
+    struct ts_run_input a = base_input(40 * HOUR), b;
+    a.gpus = 16;
+    a.nodes = 2;
+    a.dp = 16;
+    add_process(&a, TS_COMP_GPU, 400 * HOUR, TS_DIST_EXPONENTIAL, 1.0);
+    add_process(&a, TS_COMP_SOFTWARE, 60 * HOUR, TS_DIST_WEIBULL, 0.7);  // 2 copies: renewal
+    a.rel.replications = 200;
+    b = a;
+    a.rel.rate_scale = 2.0;
+    b.rel.failures[0].mtbf_s /= 2.0;
+    b.rel.failures[1].mtbf_s /= 2.0;
+    struct ts_run_result ra, rb;
+    simulate(&a, &ra);
+    simulate(&b, &rb);
+    assert_true(ra.params.job_mtbf_s == rb.params.job_mtbf_s);
+    assert_true(ra.mean_s == rb.mean_s && ra.p90_s == rb.p90_s);
+    assert_true(ra.failures_mean == rb.failures_mean);
+    assert_true(ra.failures_mean > 0.0);
+}
+
+/* "reliability": "none": the failure-free what-if is T_s exactly, goodput 1, no failure, no
+ * checkpoint, in both the Monte Carlo and the analytic model. */
+static void reliability_none_runs_in_the_failure_free_time_with_goodput_one(void **state)
+{
+    (void)state;
+    struct ts_run_input in = base_input(50 * HOUR);
+    struct ts_reliability d = in.rel;
+    ts_reliability_defaults(&in.rel);
+    in.rel.checkpoint = d.checkpoint;
+    in.rel.none = true;
+    in.rel.n_failures = 0;
+    in.rel.replications = 10;
+    double samples[10];
+    struct ts_run_result r, e;
+    struct ts_err err;
+    ts_err_clear(&err);
+    assert_int_equal(ts_run_simulate(&in, &r, samples, NULL, &err), TS_OK);
+    assert_int_equal(ts_run_estimate(&in, &e, &err), TS_OK);
+    const struct ts_run_result *res[2] = {&r, &e};
+    for (int k = 0; k < 2; k++) {
+        assert_true(res[k]->mean_s == 50 * HOUR && res[k]->p90_s == 50 * HOUR);
+        assert_true(res[k]->goodput == 1.0);
+        assert_true(res[k]->failures_mean == 0.0 && res[k]->preemptions_mean == 0.0);
+        assert_true(res[k]->checkpoints_mean == 0.0 && res[k]->checkpoint_gpu_h == 0.0);
+        assert_true(isinf(res[k]->params.job_mtbf_s));
+        assert_close(res[k]->productive_gpu_h, 50.0 * 8, 1e-12, 0.0);
+    }
+    for (int i = 0; i < 10; i++)
+        assert_true(samples[i] == 50 * HOUR);
+}
+
+/* A software failure restarts the job on its nodes: with a day-long repair and no spare, a
+ * per-node software process still matches Daly's closed form (no wait), while the same
+ * rate as a node process waits for the repair. */
+static void software_failures_restart_the_job_without_replacing_a_node(void **state)
+{
+    (void)state;
+    struct ts_run_input in = base_input(20 * HOUR);
+    in.gpus = 32;
+    in.nodes = 4;
+    in.dp = 32;
+    add_process(&in, TS_COMP_SOFTWARE, 4 * 5 * HOUR, TS_DIST_EXPONENTIAL, 1.0); // job: 1 per 5 h
+    set_write_s(&in, 60.0);
+    set_interval(&in, HOUR);
+    in.rel.repair_time_s = 24 * HOUR;
+    in.rel.replications = ts_test_under_valgrind() ? 500 : 4000;
+    struct ts_run_result r;
+    simulate(&in, &r);
+    assert_close(r.params.job_mtbf_s, 5 * HOUR, 1e-12, 0.0);
+    double daly = ts_run_daly_wall_time(5 * HOUR, 60.0, r.params.restart_s, HOUR, 20 * HOUR);
+    assert_close(r.mean_s, daly, 0.0, 3.0 * r.stderr_s);
+    assert_true(r.repair_wait_gpu_h == 0.0);
+    in.rel.failures[0].component = TS_COMP_NODE;
+    in.rel.repair_time_s = 2 * HOUR;
+    in.rel.replications = 200;
+    simulate(&in, &r);
+    assert_true(r.repair_wait_gpu_h > 0.0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(daly_interval_reproduces_dalys_worked_examples),
+        cmocka_unit_test(rate_scale_is_the_same_run_as_the_scaled_mtbf),
+        cmocka_unit_test(reliability_none_runs_in_the_failure_free_time_with_goodput_one),
+        cmocka_unit_test(software_failures_restart_the_job_without_replacing_a_node),
         cmocka_unit_test(daly_interval_is_m_once_the_write_takes_twice_m),
         cmocka_unit_test(young_interval_is_the_square_root_of_twice_delta_m),
         cmocka_unit_test(daly_interval_is_close_to_the_minimum_of_dalys_wall_time),

@@ -484,10 +484,6 @@ static struct by_hand *by_hand_build(const struct ts_sweep *sw, const struct ts_
     in->dp = h->job.parallel.dp;
     in->checkpoint_bytes = ts_compute_checkpoint_bytes(&h->job, &h->scratch.compute);
     in->rel = h->job.reliability;
-    if (!h->job.has_reliability) {
-        ts_reliability_defaults(&in->rel);
-        in->rel.n_failures = 0;
-    }
     return h;
 }
 
@@ -544,6 +540,110 @@ static double time_quantile_by_hand(const struct ts_sweep *sw, const struct ts_o
  * even when its expected time does not. The cheapest configuration of a loose sweep (top 1)
  * stays the cheapest under a tighter deadline that it still meets, so with the deadline
  * between its 10th percentile and its expected time it must remain the answer. */
+/* Simulate the by-hand job with `reps` replications from `seed`; its bill too. */
+static void run_by_hand(struct by_hand *h, int reps, uint64_t seed, struct ts_run_result *run,
+                        struct ts_cost_result *cost)
+{
+    struct ts_run_input in = h->in;
+    in.rel.replications = reps;
+    in.rel.seed = seed;
+    double *samples = ts_xmalloc((size_t)reps * sizeof *samples);
+    struct ts_err err;
+    ts_err_clear(&err);
+    int rc = ts_run_simulate(&in, run, samples, NULL, &err);
+    assert_ok(rc, err);
+    struct ts_cost_input ci = {&h->job, &h->it, run, samples, reps, in.checkpoint_bytes};
+    rc = ts_cost_compute(&ci, cost, &err);
+    assert_ok(rc, err);
+    free(samples);
+}
+
+/* `trainsim run` of the sweep's answer reproduces the sweep's expected time and cost: the
+ * job rebuilt from the best layout through the public API, simulated with the sweep's seed,
+ * gives the same numbers bit for bit, and with another seed and more replications agrees
+ * within Monte Carlo error (4 combined standard errors; the cost's from the time's, since
+ * the bill grows in proportion to the wall time). Both on-demand and spot rows carry
+ * failures, so the answer has failures whatever its pricing. */
+static void run_of_the_sweep_answer_reproduces_its_expected_time_and_cost(void **state)
+{
+    (void)state;
+    struct ts_sweep *sw = sweep_from_file(SMALL_COST_FILE);
+    struct ts_sweep_result r;
+    sweep_run(sw, 2, false, 0, NULL, &r);
+    assert_true(r.found);
+    const struct ts_outcome *best = &r.top[0];
+    assert_true(best->monte_carlo);
+    assert_true(r.best_run.failures_mean > 0.0);
+    assert_true(isfinite(r.best_run.params.job_mtbf_s));
+    assert_false(r.best_job.reliability.none);
+    struct by_hand *h = by_hand_build(sw, best);
+    assert_int_equal(h->in.rel.n_failures, 5);  // the fleet defaults (no failures key)
+
+    struct ts_run_result same, other;
+    struct ts_cost_result same_cost, other_cost;
+    run_by_hand(h, sw->reliability.replications, sw->reliability.seed, &same, &same_cost);
+    assert_true(same.mean_s == best->mc_time_mean_s && same.p90_s == best->mc_time_p90_s);
+    assert_true(same_cost.total_usd == best->mc_cost_mean_usd);
+    assert_true(same.mean_s == r.best_run.mean_s && same.stderr_s == r.best_run.stderr_s);
+
+    run_by_hand(h, ts_test_under_valgrind() ? 60 : 400, 12345, &other, &other_cost);
+    double se = sqrt(other.stderr_s * other.stderr_s + r.best_run.stderr_s * r.best_run.stderr_s);
+    print_message("sweep answer: sweep %.6g +- %.3g s, run %.6g +- %.3g s; cost $%.2f vs $%.2f\n",
+                  r.best_run.mean_s, r.best_run.stderr_s, other.mean_s, other.stderr_s,
+                  best->mc_cost_mean_usd, other_cost.total_usd);
+    assert_true(se > 0.0);
+    assert_close(other.mean_s, r.best_run.mean_s, 0.0, 4.0 * se);
+    double cse = sqrt(pow(other_cost.total_usd * other.stderr_s / other.mean_s, 2) +
+                      pow(best->mc_cost_mean_usd * r.best_run.stderr_s / r.best_run.mean_s, 2));
+    assert_close(other_cost.total_usd, best->mc_cost_mean_usd, 0.0, 4.0 * cse);
+    by_hand_free(h);
+    ts_sweep_result_free(&r);
+    free(sw);
+}
+
+/* Every row has failures, spot or not: the sweep's on-demand and spot rows of one layout see
+ * the same failure processes (the asymmetry of issue 13 is gone), and "reliability": "none"
+ * removes them from both (spot keeps its preemptions). */
+static void on_demand_and_spot_rows_get_the_same_failure_processes(void **state)
+{
+    (void)state;
+    struct ts_sweep *sw = sweep_from_file(SMALL_COST_FILE);
+    struct ts_layout l;
+    memset(&l, 0, sizeof l);
+    l.system = 1;       // dgx-h100
+    l.nodes = 2;
+    l.global_batch = 256;
+    l.tp = l.pp = l.cp = l.microbatch = l.virtual_stages = 1;
+    struct ts_job *od = ts_xmalloc(sizeof *od), *sp = ts_xmalloc(sizeof *sp);
+    ts_sweep_layout_job(sw, &l, TS_PRICING_ON_DEMAND, od);
+    ts_sweep_layout_job(sw, &l, TS_PRICING_SPOT, sp);
+    assert_true(od->has_reliability && sp->has_reliability);
+    assert_int_equal(od->reliability.n_failures, 5);
+    assert_memory_equal(od->reliability.failures, sp->reliability.failures,
+                        sizeof od->reliability.failures);
+    assert_false(od->reliability.spot.enabled);
+    assert_true(sp->reliability.spot.enabled);
+    assert_true(ts_run_job_mtbf(&od->reliability, od->gpus, od->nodes) >
+                ts_run_job_mtbf(&sp->reliability, sp->gpus, sp->nodes));
+    free(sw);
+    sw = sweep_from_text("{\"name\": \"none\", \"model\": \"megatron-1.7b\", \"tokens\": \"1B\","
+                         " \"global_batch\": 256, \"systems\": [\"dgx-h100\"], \"nodes\": [2],"
+                         " \"pricing\": [\"on_demand\", \"spot\"],"
+                         " \"parallel\": {\"tp\": 1, \"pp\": 1, \"cp\": 1, \"microbatch\": 1},"
+                         " \"reliability\": \"none\", \"cost\": {\"gpu_hour\": {\"on_demand\": 4, \"spot\": 2}},"
+                         " \"constraint\": {\"deadline\": \"30 d\"}, \"objective\": \"cost\"}");
+    l.system = 0;
+    ts_sweep_layout_job(sw, &l, TS_PRICING_ON_DEMAND, od);
+    ts_sweep_layout_job(sw, &l, TS_PRICING_SPOT, sp);
+    assert_true(od->reliability.none && od->reliability.n_failures == 0);
+    assert_true(sp->reliability.none && sp->reliability.n_failures == 0);
+    assert_true(isinf(ts_run_job_mtbf(&od->reliability, od->gpus, od->nodes)));
+    assert_true(sp->reliability.spot.enabled);
+    free(od);
+    free(sp);
+    free(sw);
+}
+
 static void low_probability_deadline_is_checked_on_the_quantile_not_the_expected_time(void **state)
 {
     (void)state;
@@ -703,6 +803,7 @@ static void of_two_identical_systems_the_cheaper_one_wins(void **state)
         "{\"model\": \"megatron-1.7b\", \"tokens\": \"1B\", \"global_batch\": 8,"
         " \"systems\": [" TEST_SYSTEM("dear-h100") ", " TEST_SYSTEM("cheap-h100") "], \"nodes\": 1,"
         ONE_LAYOUT
+        " \"reliability\": \"none\","     /* failure-free: the bill is GPU-hours x price exactly */
         " \"cost\": {\"gpu_hour\": {\"on_demand\": 3.0},"
         "          \"by_system\": {\"cheap-h100\": {\"gpu_hour\": {\"on_demand\": 2.0}}}},"
         " \"constraint\": {\"min_tokens_per_s\": 1}, \"objective\": \"cost\"}";
@@ -1605,6 +1706,8 @@ int main(void)
         cmocka_unit_test(pruned_search_returns_the_exhaustive_top_k_and_pareto_front),
         cmocka_unit_test(probability_sweep_replaces_a_finalist_that_misses_the_deadline_at_p90),
         cmocka_unit_test(low_probability_deadline_is_checked_on_the_quantile_not_the_expected_time),
+        cmocka_unit_test(run_of_the_sweep_answer_reproduces_its_expected_time_and_cost),
+        cmocka_unit_test(on_demand_and_spot_rows_get_the_same_failure_processes),
         cmocka_unit_test(exhaustive_top_k_are_the_smallest_objectives_over_every_simulated_csv_row),
         cmocka_unit_test(same_sweep_gives_byte_identical_json_on_one_and_two_threads),
         cmocka_unit_test(of_two_identical_systems_the_cheaper_one_wins),

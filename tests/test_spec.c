@@ -1124,8 +1124,17 @@ static void job_parses_its_reliability_and_cost_sections(void **state)
     struct ts_err err;
     int rc = parse_job("\"gpus\": 8, \"global_batch\": 8", &job, &err);
     assert_ok(rc, err);
-    assert_false(job.has_reliability);
+    /* Failures are always on: without the key, the fleet's default processes. */
+    assert_true(job.has_reliability);
+    assert_false(job.reliability.section_given);
+    assert_true(job.reliability.failures_default);
+    assert_false(job.reliability.none);
+    assert_int_equal(job.reliability.n_failures, 5);
     assert_false(job.has_cost);
+    rc = parse_job("\"gpus\": 8, \"global_batch\": 8, \"reliability\": \"none\"", &job, &err);
+    assert_ok(rc, err);
+    assert_true(job.reliability.none);
+    assert_int_equal(job.reliability.n_failures, 0);
     rc = parse_job("\"gpus\": 8, \"global_batch\": 8, \"reliability\": {\"spares\": 2}, "
                    "\"cost\": {\"pricing\": \"spot\", \"gpu_hour\": {\"spot\": 1.5}}", &job, &err);
     assert_ok(rc, err);

@@ -7,8 +7,9 @@ Every job is configs/job.json (the template) with a few keys replaced, written t
 OUT/jobs/NAME.json and run with `trainsim run --format json --threads 1` (two at a time);
 each output is kept as OUT/runs/NAME.json. Four studies:
   1. scan:       8 ... 16,384 GPUs (powers of two), the cheapest of four tp x cp splits per
-                 size; default failures (Llama 3 statistics), and the same without the
-                 per-job software process (hardware only), checkpoint interval "auto".
+                 size; default failures (the H100 fleet: Llama 3 Table 5 per node), and
+                 the same without the software process (hardware only), checkpoint
+                 interval "auto".
   2. interval:   at 64, 1,024 and 16,384 GPUs, the checkpoint interval from 15 s to 8 h,
                  against "auto" (Daly's optimum).
   3. spot:       at 16, 128 and 1,024 nodes, spot pricing as the per-node preemption MTBF
@@ -42,14 +43,16 @@ SPARES = [0, 1, 2, 3, 4, 6, 8, 12, 16]
 REPAIR = "12 h"
 DAY = 86400.0
 
-# The Llama 3 derived hardware processes (sim/spec/reliability.c: 419 interruptions in 54 days
-# on 16,384 GPUs / 2,048 nodes; shares gpu 57.3%, node 12.3%, network 10.1%; software 20.3%
-# is the per-job process left out of the hardware-only variant).
-W = 54 * DAY / 419
+# The hardware processes of trainsim's H100-fleet defaults (sim/spec/reliability.c, issue 13:
+# Llama 3 Table 5 counts of 419 interruptions in 54 days on 2,048 nodes of 8 GPUs: GPU 268 per
+# GPU, host 46, NIC 7, switch/cable 35 per node; the software process, 63 per node, is what
+# the hardware-only variant leaves out).
+W = 54 * DAY
 HARDWARE_ONLY = [
-    {"component": "gpu", "mtbf": 16384 * W / 0.573, "name": "gpu hardware"},
-    {"component": "node", "mtbf": 2048 * W / 0.123, "name": "node hardware"},
-    {"component": "network", "mtbf": 2048 * W / 0.101, "name": "network"},
+    {"component": "gpu", "mtbf": 16384 * W / 268, "name": "gpu"},
+    {"component": "node", "mtbf": 2048 * W / 46, "name": "host"},
+    {"component": "network", "mtbf": 2048 * W / 7, "name": "nic"},
+    {"component": "switch", "mtbf": 2048 * W / 35, "name": "switch/cable"},
 ]
 
 
@@ -180,7 +183,7 @@ def main():
     t = chosen[SIZES[0]][2]
     P(f"Job: {t['model']} on {t['tokens']:.3g} tokens, {t['system']} ({t['accelerator']}), "
       f"global batch {t['global_batch']} x 8192 tokens, {t['precision']}, selective recompute, "
-      f"ZeRO 1; failures: trainsim's defaults (Llama 3 405B statistics); {t['replications']} "
+      f"ZeRO 1; failures: trainsim's defaults (H100 fleet: Llama 3 Table 5 per node, 3.79 per 1,000 node-days); {t['replications']} "
       f"Monte Carlo replications, seed {json.load(open(os.path.join(a.root, TEMPLATE)))['reliability']['seed']}; "
       f"prices: {price}.")
     P("")

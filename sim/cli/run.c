@@ -22,13 +22,15 @@ void ts_cli_run_help(FILE *f)
             "\n"
             "Simulate one job file (configs/*.json): one training iteration as a discrete-event\n"
             "simulation of the pipeline schedule with TP/PP/DP/CP traffic, memory per GPU,\n"
-            "time to train, and (with the job's reliability and cost sections) the whole run with\n"
-            "failures and the bill.\n"
+            "time to train, and (with a training section) the whole run with failures: the\n"
+            "default failure processes of the accelerator's fleet unless the job's reliability\n"
+            "section gives others, or \"reliability\": \"none\" for a failure-free what-if;\n"
+            "the assumptions used are printed; with a cost section also the bill.\n"
             "\n"
             "options:\n"
             "  --format F     table (default on a terminal), json (default otherwise), csv\n"
             "  --trace OUT    write a Chrome trace of the iteration (open in ui.perfetto.dev);\n"
-            "                 with a reliability section also one replication of the whole run\n"
+            "                 with a training section also one replication of the whole run\n"
             "                 to OUT.run.json (failures, checkpoints, restarts; 1 s = 1 hour)\n"
             "  --run-trace OUT  write the run timeline to OUT instead\n"
             "  --method M     discrete-event (default) or closed-form (the screening estimate)\n"
@@ -171,7 +173,7 @@ int ts_cli_run(int argc, char **argv)
     bool have_run = false, have_cost = false;
     double *samples = NULL;
     int n_samples = 0;
-    if (job->has_reliability && it.feasible) {
+    if (job->has_reliability && it.feasible && (job->has_training || job->reliability.section_given)) {
         if (replications)
             job->reliability.replications = (int)replications;
         if (seed >= 0)
@@ -209,13 +211,14 @@ int ts_cli_run(int argc, char **argv)
             have_run = true;
         }
         free(elastic);
-    } else if (job->has_reliability) {
+    } else if (job->has_reliability && !it.feasible) {
         if (run_trace_path && !run_trace_implicit)
             fprintf(stderr, "trainsim run: the job does not fit in memory: no run timeline written "
                     "to %s\n", run_trace_path);
         run_trace_path = NULL;
     } else if (run_trace_path && !run_trace_implicit) {
-        fprintf(stderr, "trainsim run: --run-trace needs a reliability section in the job\n");
+        fprintf(stderr, "trainsim run: --run-trace needs a training section in the job (the "
+                "whole run is simulated for a number of tokens)\n");
         rc = TS_ERR_INPUT;
     }
     if (rc == TS_OK && job->has_cost && it.feasible) {

@@ -113,6 +113,208 @@ static void cost_json(cJSON *o, const struct ts_job *job, const struct ts_cost_r
     cJSON_AddStringToObject(o, "price_source", job->cost.price_source);
 }
 
+/* ---------------------------------------------------------------- assumptions */
+
+static const char *fmt_q(double v, enum ts_dim dim, char *buf, size_t n);
+
+static const char *unit_of(enum ts_component c)
+{
+    switch (c) {
+    case TS_COMP_GPU:
+        return "GPU";
+    case TS_COMP_JOB:
+        return "job";
+    case TS_COMP_NODE:
+    case TS_COMP_NETWORK:
+    case TS_COMP_SWITCH:
+    case TS_COMP_SOFTWARE:
+    case TS_COMP_COUNT:
+        break;
+    }
+    return "node";
+}
+
+static double units_of(enum ts_component c, const struct ts_job *job)
+{
+    return c == TS_COMP_GPU ? job->gpus : c == TS_COMP_JOB ? 1.0 : job->nodes;
+}
+
+/* Scaled MTBF of one copy of process i (the run model's rate_scale applied). */
+static double unit_mtbf(const struct ts_reliability *rel, int i)
+{
+    return rel->failures[i].mtbf_s / rel->rate_scale;
+}
+
+static const char *interval_choice(const struct ts_checkpoint *c)
+{
+    if (c->interval_auto)
+        return "auto: Daly's higher-order optimum for the job MTBF and the checkpoint stall";
+    if (c->interval_iterations > 0)
+        return "given in iterations";
+    return "given";
+}
+
+/* Everything the whole-run answer rests on (issue 13): the failure processes at this job's
+ * size, the restart, the checkpoint policy, spot preemption, rate_scale and where each came
+ * from. `run` may be NULL (no run simulated): the checkpoint and restart figures are then
+ * null. */
+static cJSON *assumptions_json(const struct ts_job *job, const struct ts_run_result *run)
+{
+    const struct ts_reliability *rel = &job->reliability;
+    cJSON *o = cJSON_CreateObject();
+    char src[256], cite[512];
+    cJSON_AddStringToObject(o, "reliability", rel->none ? "none" : "simulated");
+    cJSON_AddStringToObject(o, "source", ts_reliability_source(rel, src, sizeof src));
+    if (rel->failures_default)
+        cJSON_AddStringToObject(o, "fleet", ts_fleet_names[rel->fleet_used]);
+    cJSON_AddBoolToObject(o, "fleet_assumed", rel->fleet_assumed);
+    add_num(o, "rate_scale", rel->rate_scale);
+    cJSON *procs = cJSON_AddArrayToObject(o, "failure_processes");
+    double rate = 0.0;
+    for (int i = 0; i < rel->n_failures; i++) {
+        const struct ts_failure_process *f = &rel->failures[i];
+        cJSON *p = cJSON_CreateObject();
+        double units = units_of(f->component, job), mtbf = unit_mtbf(rel, i);
+        cJSON_AddStringToObject(p, "name", f->name);
+        cJSON_AddStringToObject(p, "component", ts_component_names[f->component]);
+        cJSON_AddStringToObject(p, "distribution", ts_distribution_names[f->distribution]);
+        add_num(p, "shape", f->shape);
+        cJSON_AddStringToObject(p, "unit", unit_of(f->component));
+        add_num(p, "units", units);
+        add_num(p, "mtbf_per_unit_s", mtbf);
+        add_num(p, "failures_per_1000_unit_days", 1000.0 * 86400.0 / mtbf);
+        add_num(p, "job_mtbf_contribution_s", mtbf / units);
+        cJSON_AddBoolToObject(p, "takes_node", ts_component_takes_node(f->component));
+        const char *c = ts_reliability_default_cite(rel, i, cite, sizeof cite);
+        cJSON_AddStringToObject(p, "source", c ? c : "file");
+        cJSON_AddItemToArray(procs, p);
+        rate += units / mtbf;
+    }
+    add_num(o, "job_mtbf_failures_s", rate > 0.0 ? 1.0 / rate : HUGE_VAL);
+    if (run)
+        add_num(o, "job_mtbf_s", run->params.job_mtbf_s);
+
+    cJSON *sp = cJSON_AddObjectToObject(o, "spot");
+    cJSON_AddBoolToObject(sp, "enabled", rel->spot.enabled);
+    if (rel->spot.enabled) {
+        add_num(sp, "preemption_mtbf_per_node_s", rel->spot.preemption_mtbf_s);
+        add_num(sp, "job_preemption_mtbf_s", rel->spot.preemption_mtbf_s / job->nodes);
+        add_num(sp, "notice_s", rel->spot.notice_s);
+        add_num(sp, "reacquire_s", rel->spot.reacquire_s);
+    }
+
+    /* The restart and checkpoint figures exist only for a simulated run (not without a
+     * training section, not for the failure-free what-if). */
+    bool simulated = run && !(rel->none && !rel->spot.enabled);
+    cJSON *rs = cJSON_AddObjectToObject(o, "restart");
+    if (simulated) {
+        add_num(rs, "overhead_s", rel->restart_overhead_s);
+        add_num(rs, "reload_s", run->params.restart_s - rel->restart_overhead_s);
+        add_num(rs, "total_s", run->params.restart_s);
+    }
+    add_num(rs, "repair_time_s", rel->repair_time_s);
+    add_num(rs, "spares", rel->spares);
+    cJSON_AddBoolToObject(rs, "elastic", rel->elastic);
+
+    const struct ts_checkpoint *c = &rel->checkpoint;
+    cJSON *ck = cJSON_AddObjectToObject(o, "checkpoint");
+    cJSON_AddStringToObject(ck, "interval_choice", simulated ? interval_choice(c)
+                                                   : rel->none ? "none: nothing to protect against"
+                                                               : "not simulated (no training section)");
+    if (simulated) {
+        add_num(ck, "interval_s", run->params.checkpoint_interval_s);
+        add_num(ck, "size_bytes", run->params.checkpoint_bytes);
+        add_num(ck, "write_bandwidth_Bps", run->params.write_bandwidth);
+        add_num(ck, "read_bandwidth_Bps", run->params.read_bandwidth);
+        add_num(ck, "stall_s", run->params.checkpoint_write_s);
+        add_num(ck, "persist_s", run->params.checkpoint_persist_s);
+    }
+    cJSON_AddStringToObject(ck, "mode", ts_ckpt_mode_names[c->mode]);
+    cJSON_AddStringToObject(ck, "size_source", c->size_bytes > 0.0 ? "given"
+                                                : "weights + optimizer state of the job");
+    add_num(ck, "keep", c->keep);
+
+    cJSON *mc = cJSON_AddObjectToObject(o, "monte_carlo");
+    if (run)
+        add_num(mc, "replications", run->replications);
+    add_num(mc, "seed", (double)rel->seed);
+    return o;
+}
+
+/* A long MTBF in years ("9.05 y"), else as a duration. */
+static const char *fmt_mtbf(double s, char *buf, size_t n)
+{
+    if (s >= 365.25 * 86400.0 && isfinite(s))
+        snprintf(buf, n, "%.3g y", s / (365.25 * 86400.0));
+    else
+        ts_quantity_format(s, TS_DIM_SECONDS, buf, n);
+    return buf;
+}
+
+static void assumptions_table(struct ts_buf *o, const struct ts_job *job,
+                              const struct ts_run_result *run)
+{
+    const struct ts_reliability *rel = &job->reliability;
+    char a[48], b[48], c[48], src[256];
+    ts_buf_printf(o, "\nAssumptions of the whole run (source: %s)\n",
+                  ts_reliability_source(rel, src, sizeof src));
+    if (rel->none && !rel->spot.enabled) {
+        ts_buf_printf(o, "    reliability \"none\": a failure-free what-if (no failures, no "
+                      "checkpoints, no restarts)\n");
+        return;
+    }
+    if (rel->rate_scale != 1.0)
+        ts_buf_printf(o, "    rate_scale %g: every failure rate below is multiplied by it\n",
+                      rel->rate_scale);
+    if (rel->n_failures > 0)
+        ts_buf_printf(o, "    %-14s %-9s %7s %16s %14s %14s\n", "process", "component", "units",
+                      "MTBF per unit", "/1000 unit-d", "job MTBF part");
+    double rate = 0.0;
+    for (int i = 0; i < rel->n_failures; i++) {
+        const struct ts_failure_process *f = &rel->failures[i];
+        double units = units_of(f->component, job), mtbf = unit_mtbf(rel, i);
+        ts_buf_printf(o, "    %-14s %-9s %7.0f %16s %14.3g %14s%s\n", f->name,
+                      ts_component_names[f->component], units,
+                      fmt_mtbf(mtbf, a, sizeof a), 1000.0 * 86400.0 / mtbf,
+                      fmt_mtbf(mtbf / units, b, sizeof b),
+                      f->distribution == TS_DIST_WEIBULL ? "  (Weibull)" : "");
+        rate += units / mtbf;
+    }
+    if (rate > 0.0)
+        ts_buf_printf(o, "    %-30s %12s\n", "job MTBF (failures)",
+                      fmt_q(1.0 / rate, TS_DIM_SECONDS, a, sizeof a));
+    else
+        ts_buf_printf(o, "    no failure process\n");
+    if (rel->spot.enabled)
+        ts_buf_printf(o, "    spot preemption: one per %s per node (job: %s), notice %s, "
+                      "reacquire %s\n",
+                      fmt_q(rel->spot.preemption_mtbf_s, TS_DIM_SECONDS, a, sizeof a),
+                      fmt_q(rel->spot.preemption_mtbf_s / job->nodes, TS_DIM_SECONDS, b, sizeof b),
+                      fmt_q(rel->spot.notice_s, TS_DIM_SECONDS, c, sizeof c),
+                      fmt_q(rel->spot.reacquire_s, TS_DIM_SECONDS, src, sizeof src));
+    else
+        ts_buf_printf(o, "    spot preemption: none (not spot capacity)\n");
+    if (!run)
+        return;
+    const struct ts_run_params *p = &run->params;
+    ts_buf_printf(o, "    restart: overhead %s + reload %s = %s; repair %s, %d spares%s\n",
+                  fmt_q(rel->restart_overhead_s, TS_DIM_SECONDS, a, sizeof a),
+                  fmt_q(p->restart_s - rel->restart_overhead_s, TS_DIM_SECONDS, b, sizeof b),
+                  fmt_q(p->restart_s, TS_DIM_SECONDS, c, sizeof c),
+                  rel->repair_time_s > 0 ? fmt_q(rel->repair_time_s, TS_DIM_SECONDS, src, sizeof src)
+                                         : "from the pool during the restart",
+                  rel->spares, rel->elastic ? ", elastic" : "");
+    ts_buf_printf(o, "    checkpoint: every %s (%s), %s, ",
+                  fmt_q(p->checkpoint_interval_s, TS_DIM_SECONDS, a, sizeof a),
+                  rel->checkpoint.interval_auto ? "auto, Daly's optimum" : "given",
+                  ts_ckpt_mode_names[rel->checkpoint.mode]);
+    ts_buf_printf(o, "%s, write %s, read %s, keep %d\n",
+                  fmt_q(p->checkpoint_bytes, TS_DIM_BYTES, a, sizeof a),
+                  fmt_q(p->write_bandwidth, TS_DIM_BYTES_PER_S, b, sizeof b),
+                  fmt_q(p->read_bandwidth, TS_DIM_BYTES_PER_S, c, sizeof c),
+                  rel->checkpoint.keep);
+}
+
 /* ---------------------------------------------------------------- validation */
 
 /* What is known of the accuracy of this (software profile, device) pair. */
@@ -230,8 +432,11 @@ cJSON *ts_report_run_json(const struct ts_run_output *r)
         run_json(o, r->run);
     if (r->cost)
         cost_json(o, job, r->cost);
+    if (job->has_reliability)
+        cJSON_AddItemToObject(o, "assumptions", assumptions_json(job, r->run));
     /* A job that does not fit never runs: its run and bill keys are null, not numbers. */
-    if (!r->run && job->has_reliability && !it->feasible) {
+    bool wants_run = job->has_reliability && (job->has_training || job->reliability.section_given);
+    if (!r->run && wants_run && !it->feasible) {
         static const char *const keys[] = {"expected_time_to_train_s", "p90_time_to_train_s",
                                            "goodput", "failures_expected"};
         for (size_t i = 0; i < TS_ARRAY_LEN(keys); i++)
@@ -424,9 +629,16 @@ const char *ts_report_format_usd(double v, char *buf, size_t n)
     return buf;
 }
 
-static void run_table(struct ts_buf *o, const struct ts_run_result *run)
+static void run_table(struct ts_buf *o, const struct ts_job *job, const struct ts_run_result *run)
 {
     char a[48], b[48], c[48], d[48];
+    if (job->reliability.none && !job->reliability.spot.enabled) {
+        ts_buf_printf(o, "\nWhole run: reliability \"none\" (failure-free what-if)\n");
+        ts_buf_printf(o, "    %-30s %12s   (%.1f days; goodput 100%%, no failures)\n",
+                      "expected time to train", fmt_q(run->mean_s, TS_DIM_SECONDS, a, sizeof a),
+                      run->mean_s / 86400.0);
+        return;
+    }
     ts_buf_printf(o, "\nWhole run with failures (Monte Carlo, %d replications)\n", run->replications);
     ts_buf_printf(o, "    %-30s %12s   (%.1f days; p50 %s, p90 %s, p99 %s)\n", "expected time to train",
                   fmt_q(run->mean_s, TS_DIM_SECONDS, a, sizeof a), run->mean_s / 86400.0,
@@ -575,11 +787,15 @@ void ts_report_run_table(const struct ts_run_output *r, struct ts_buf *o)
         ts_buf_printf(o, "    %-30s %12.0f\n", "GPU-hours", it->time_to_train_s * job->gpus / 3600.0);
     }
     validation_table(o, job, it);
-    if (r->run)
-        run_table(o, r->run);
+    if (r->run) {
+        run_table(o, job, r->run);
+        assumptions_table(o, job, r->run);
+    }
     if (r->cost)
         cost_table(o, job, r->cost);
-    if (!it->feasible && (job->has_reliability || job->has_cost))
+    if (!it->feasible && ((job->has_reliability && (job->has_training ||
+                                                    job->reliability.section_given)) ||
+                          job->has_cost))
         ts_buf_printf(o, "\nWhole run%s: not simulated (the job does not fit in memory)\n",
                       job->has_cost ? " and bill" : "");
 }

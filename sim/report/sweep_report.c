@@ -138,8 +138,21 @@ cJSON *ts_report_sweep_json(const struct ts_sweep *sw, const struct ts_sweep_res
         cJSON *best = ts_report_run_json(&ro);
         cJSON_AddItemToObject(o, "best", best);
         cJSON_AddNullToObject(o, "message");
+        /* What the answer rests on: the best's assumptions, also at the top level. */
+        const cJSON *as = cJSON_GetObjectItemCaseSensitive(best, "assumptions");
+        if (as)
+            cJSON_AddItemToObject(o, "assumptions", cJSON_Duplicate(as, 1));
     } else {
         cJSON_AddNullToObject(o, "best");
+        /* No answer: the sweep-wide part of the assumptions (processes depend on the row). */
+        const struct ts_reliability *rel = &sw->reliability;
+        cJSON *as = cJSON_AddObjectToObject(o, "assumptions");
+        cJSON_AddStringToObject(as, "reliability", rel->none ? "none" : "simulated");
+        cJSON_AddStringToObject(as, "source", rel->none ? "none"
+                                : rel->failures_default ? "default (the fleet of each system's "
+                                                          "accelerator generation)"
+                                                        : "file");
+        num(as, "rate_scale", rel->rate_scale);
         char m[1024];
         miss_text(sw, r, m, sizeof m);
         cJSON_AddStringToObject(o, "message", m);

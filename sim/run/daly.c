@@ -57,6 +57,8 @@ double ts_run__process_copies(const struct ts_failure_process *f, int gpus, int 
         return gpus;
     case TS_COMP_NODE:
     case TS_COMP_NETWORK:
+    case TS_COMP_SWITCH:
+    case TS_COMP_SOFTWARE:
         return nodes;
     case TS_COMP_JOB:
     case TS_COMP_COUNT:
@@ -76,38 +78,46 @@ double ts_run__mechanism_rate(const struct ts_reliability *rel, int gpus, int no
         rate += x->bad_nodes.fraction * (x->bad_nodes.multiplier - 1.0) *
                 ts_run__node_failure_rate(rel, gpus, nodes) * nodes;
     if (x->correlated.domain_mtbf_s > 0.0 && x->correlated.domain_nodes > 0)
-        rate += ceil((double)nodes / x->correlated.domain_nodes) / x->correlated.domain_mtbf_s;
+        rate += ceil((double)nodes / x->correlated.domain_nodes) * rel->rate_scale /
+                x->correlated.domain_mtbf_s;
     return rate;
+}
+
+double ts_run__process_mtbf(const struct ts_reliability *rel, int i)
+{
+    return rel->failures[i].mtbf_s / rel->rate_scale;
+}
+
+double ts_run__process_rate(const struct ts_reliability *rel, int i, int gpus, int nodes)
+{
+    return ts_run__process_copies(&rel->failures[i], gpus, nodes) / ts_run__process_mtbf(rel, i);
 }
 
 double ts_run_job_mtbf(const struct ts_reliability *rel, int gpus, int nodes)
 {
     double rate = 0.0;
     for (int i = 0; i < rel->n_failures; i++)
-        rate += ts_run__process_copies(&rel->failures[i], gpus, nodes) / rel->failures[i].mtbf_s;
+        rate += ts_run__process_rate(rel, i, gpus, nodes);
     if (rel->spot.enabled)
         rate += nodes / rel->spot.preemption_mtbf_s;
     rate += ts_run__mechanism_rate(rel, gpus, nodes);
     return rate > 0.0 ? 1.0 / rate : HUGE_VAL;
 }
 
-double ts_run__node_failure_rate(const struct ts_reliability *rel, int gpus, int nodes)
-{
-    double rate = 0.0;
-    for (int i = 0; i < rel->n_failures; i++)
-        if (rel->failures[i].component != TS_COMP_JOB)
-            rate += ts_run__process_copies(&rel->failures[i], gpus, nodes) / rel->failures[i].mtbf_s;
-    return rate / nodes;
-}
-
-/* Rate of failures that take a node out (gpu, node and network processes), per second. */
+/* Rate of failures that take a node out (gpu, node, network and switch processes), per
+ * second. */
 static double hardware_rate(const struct ts_reliability *rel, int gpus, int nodes)
 {
     double rate = 0.0;
     for (int i = 0; i < rel->n_failures; i++)
-        if (rel->failures[i].component != TS_COMP_JOB)
-            rate += ts_run__process_copies(&rel->failures[i], gpus, nodes) / rel->failures[i].mtbf_s;
+        if (ts_component_takes_node(rel->failures[i].component))
+            rate += ts_run__process_rate(rel, i, gpus, nodes);
     return rate;
+}
+
+double ts_run__node_failure_rate(const struct ts_reliability *rel, int gpus, int nodes)
+{
+    return hardware_rate(rel, gpus, nodes) / nodes;
 }
 
 double ts_run__startup_s(const struct ts_reliability *rel, int nodes)
@@ -169,6 +179,9 @@ static int check_inputs(const struct ts_run_input *in, struct ts_err *err)
     if (rel->n_failures < 0 || rel->n_failures > TS_FAILURES_MAX)
         return ts_err_set(err, TS_ERR_INPUT, "reliability.failures: %d processes (0 to %d)",
                           rel->n_failures, TS_FAILURES_MAX);
+    if ((rc = check_range(rel->rate_scale, TS_REL_RATE_SCALE_MIN, TS_REL_RATE_SCALE_MAX,
+                          TS_DIM_NUMBER, "reliability.rate_scale", err)))
+        return rc;
     for (int i = 0; i < rel->n_failures; i++) {
         const struct ts_failure_process *f = &rel->failures[i];
         snprintf(path, sizeof path, "reliability.failures[%d].mtbf", i);
@@ -464,6 +477,9 @@ int ts_run_params_compute(const struct ts_run_input *in, struct ts_run_params *o
         out->checkpoint_write_s = write_s;
         out->checkpoint_persist_s = write_s;
     }
+    out->checkpoint_bytes = size;
+    out->write_bandwidth = write_bw;
+    out->read_bandwidth = read_bw;
     out->restart_s = rel->restart_overhead_s + ts_run__startup_s(rel, in->nodes) + size / read_bw;
     out->job_mtbf_s = ts_run_job_mtbf(rel, in->gpus, in->nodes);
     out->solve_s = in->iterations * in->iteration_s;

@@ -86,6 +86,8 @@ static double wall_estimate(const struct ts_run_input *in, const struct ts_run_p
 
 int ts_run_estimate(const struct ts_run_input *in, struct ts_run_result *out, struct ts_err *err)
 {
+    if (ts_run__failure_free(in, out, NULL, NULL))
+        return TS_OK;
     memset(out, 0, sizeof *out);
     int rc = ts_run_params_compute(in, &out->params, err);
     if (rc)
@@ -96,13 +98,13 @@ int ts_run_estimate(const struct ts_run_input *in, struct ts_run_result *out, st
     double Ts = p->solve_s, tau = p->checkpoint_interval_s, delta = p->checkpoint_write_s;
     double R = p->restart_s;
 
-    /* Interrupt kinds and their restart times: software (the job restarts), hardware (a
-     * node must be replaced: from a spare, else after the repair), spot (capacity must be
-     * reacquired). */
+    /* Interrupt kinds and their restart times: software and job (the job restarts),
+     * hardware (a node must be replaced: from a spare, else after the repair), spot
+     * (capacity must be reacquired). */
     double rate_job = 0.0, rate_hw = 0.0, rate_spot = 0.0;
     for (int i = 0; i < rel->n_failures; i++) {
-        double r = ts_run__process_copies(&rel->failures[i], in->gpus, in->nodes) / rel->failures[i].mtbf_s;
-        if (rel->failures[i].component == TS_COMP_JOB)
+        double r = ts_run__process_rate(rel, i, in->gpus, in->nodes);
+        if (!ts_component_takes_node(rel->failures[i].component))
             rate_job += r;
         else
             rate_hw += r;
@@ -119,7 +121,7 @@ int ts_run_estimate(const struct ts_run_input *in, struct ts_run_result *out, st
      * 1 / (1 - q (1 - 1/factor)); each episode ends in a drain. */
     double stretch = 1.0, slow_rate = 0.0;
     if (x->fail_slow.gpu_mtbf_s > 0.0) {
-        slow_rate = in->gpus / x->fail_slow.gpu_mtbf_s;
+        slow_rate = in->gpus * in->rel.rate_scale / x->fail_slow.gpu_mtbf_s;
         double q = -expm1(-slow_rate * x->fail_slow.detect_s);
         stretch = 1.0 / (1.0 - q * (1.0 - 1.0 / x->fail_slow.factor));
     }
@@ -156,8 +158,8 @@ int ts_run_estimate(const struct ts_run_input *in, struct ts_run_result *out, st
     out->hangs_mean = out->failures_mean * x->recovery.hang_fraction;
     out->rollbacks_mean = out->failures_mean * x->rollback.fraction;
     if (x->correlated.domain_mtbf_s > 0.0)
-        out->correlated_mean = Tw * ceil((double)in->nodes / x->correlated.domain_nodes) /
-                               x->correlated.domain_mtbf_s;
+        out->correlated_mean = Tw * ceil((double)in->nodes / x->correlated.domain_nodes) *
+                               in->rel.rate_scale / x->correlated.domain_mtbf_s;
     out->replications = 0;
     out->mean_s = out->p50_s = out->p90_s = out->p99_s = Tw;
     out->daly_mean_s = Tw;

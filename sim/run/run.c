@@ -90,7 +90,8 @@ enum run_cat { CAT_PRODUCTIVE, CAT_REWORK, CAT_CHECKPOINT, CAT_RESTART, CAT_WAIT
                CAT_SLOW, CAT_COUNT };
 
 struct run_proc {
-    bool node_scoped;       // gpu, node, network: the failed node must be replaced
+    bool node_scoped;       // rate grows with the nodes held (every component but job)
+    bool takes_node;        // gpu, node, network, switch: the failed node must be replaced
     bool per_copy;          // Weibull renewal per copy (at most PER_COPY_MAX copies)
     bool weibull;
     double mtbf_s;          // of one copy
@@ -976,24 +977,24 @@ static void on_failure(struct rep *r, const struct ts_des_event *ev)
     if (pr->per_copy) {
         int copy = (int)ev->b;
         r->copy_h[pr->copy_base + copy] = 0;
-        if (pr->node_scoped)
+        if (pr->takes_node)
             slot = copy / pr->copies_per_slot;  // renewed when the node is replaced
         else
-            copy_schedule(r, p, copy);          // a job process renews at once
+            copy_schedule(r, p, copy);          // job and software processes renew at once
     } else {
         r->proc_h[p] = 0;
-        if (pr->node_scoped)
+        if (pr->takes_node)
             slot = slot_pick_failed(r, p);
         superposed_redraw(r, p);
     }
-    if (pr->node_scoped && r->n_lemons > 0) {
+    if (pr->takes_node && r->n_lemons > 0) {
         // The failed node is a lemon with the lemons' share of the nodes.
         gsl_rng *g = xrng(r, X_LEMON);
         if (gsl_rng_uniform(g) < (double)r->n_lemons / m->nodes &&
             lemon_record(r, (int)gsl_rng_uniform_int(g, (unsigned long)r->n_lemons)))
             lemon_redraw(r);
     }
-    strike(r, pr->node_scoped ? 1 : 0, slot, r->rng[p]);
+    strike(r, pr->takes_node ? 1 : 0, slot, r->rng[p]);
 }
 
 static void on_lemon(struct rep *r)
@@ -1344,7 +1345,7 @@ static void model_build(const struct ts_run_input *in, const struct ts_run_param
     m->diag_sigma = x->recovery.diagnose_sigma;
     m->queue_s = x->recovery.queue_s;
     if (x->fail_slow.gpu_mtbf_s > 0.0) {
-        m->slow_mean_s = x->fail_slow.gpu_mtbf_s / in->gpus;
+        m->slow_mean_s = x->fail_slow.gpu_mtbf_s / rel->rate_scale / in->gpus;
         m->slow_factor = x->fail_slow.factor;
         m->slow_detect_s = x->fail_slow.detect_s;
     }
@@ -1359,7 +1360,7 @@ static void model_build(const struct ts_run_input *in, const struct ts_run_param
     }
     if (x->correlated.domain_mtbf_s > 0.0) {
         int domains = (in->nodes + x->correlated.domain_nodes - 1) / x->correlated.domain_nodes;
-        m->corr_mean_s = x->correlated.domain_mtbf_s / domains;
+        m->corr_mean_s = x->correlated.domain_mtbf_s / rel->rate_scale / domains;
         m->corr_nodes = x->correlated.domain_nodes < in->nodes ? x->correlated.domain_nodes
                                                                : in->nodes;
     }
@@ -1379,11 +1380,12 @@ static void model_build(const struct ts_run_input *in, const struct ts_run_param
         struct run_proc *pr = &m->proc[i];
         double copies = ts_run__process_copies(f, in->gpus, in->nodes);
         pr->node_scoped = f->component != TS_COMP_JOB;
+        pr->takes_node = ts_component_takes_node(f->component);
         pr->weibull = f->distribution == TS_DIST_WEIBULL;
         pr->per_copy = pr->weibull && copies <= PER_COPY_MAX;
-        pr->mtbf_s = f->mtbf_s;
+        pr->mtbf_s = ts_run__process_mtbf(rel, i);      // rate_scale applied
         pr->shape = f->shape;
-        pr->scale_s = pr->weibull ? ts_run__weibull_scale(f->mtbf_s, f->shape) : f->mtbf_s;
+        pr->scale_s = pr->weibull ? ts_run__weibull_scale(pr->mtbf_s, f->shape) : pr->mtbf_s;
         pr->copies_per_node = pr->node_scoped ? copies / in->nodes : 0.0;
         if (pr->per_copy) {
             pr->copies = (int)copies;
@@ -1405,6 +1407,8 @@ static int cmp_double(const void *a, const void *b)
 int ts_run_simulate(const struct ts_run_input *in, struct ts_run_result *out, double *samples,
                     struct ts_run_timeline *timeline, struct ts_err *err)
 {
+    if (ts_run__failure_free(in, out, samples, timeline))
+        return TS_OK;
     memset(out, 0, sizeof *out);
     int rc = ts_run_params_compute(in, &out->params, err);
     if (rc)

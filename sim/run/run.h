@@ -35,6 +35,12 @@
  *     rest of the notice; when it does not fit the job trains on and loses, at the reclaim,
  *     what is not durable by then. Preemptions strike nodes the job holds, at rate
  *     held nodes / preemption_mtbf, and not while it waits or is already being reclaimed.)
+ *   - Processes are per copy (gpu: per GPU; node, network, switch, software: per node; job:
+ *     one), each rate multiplied by rel.rate_scale. software fails only while the job runs
+ *     and takes no node out (like job, but its rate grows with the nodes held).
+ *   - rel.none ("reliability": "none") without spot is the failure-free what-if: the wall
+ *     time is T_s exactly, goodput 1, no checkpoint (ts_run_simulate and ts_run_estimate
+ *     both return it without simulating).
    - Recovery phases (reliability "recovery"; all zero by default): an unplanned failure's
  *     restart first runs detection (crash_detection, or hang_timeout for the hang_fraction
  *     share), diagnosis + replacement (lognormal) and the queue, then the constant restart
@@ -121,6 +127,9 @@ struct ts_run_params {
                                     //   write time, since a shorter interval only waits on the
                                     //   write), at least one iteration, at most T_s
     double solve_s;                 // T_s: failure-free compute time
+    double checkpoint_bytes;        // size of one checkpoint (given or derived)
+    double write_bandwidth;         // bytes/s of a whole-checkpoint write (the tighter of the
+    double read_bandwidth;          //   aggregate and per-node x nodes limits); and of a reload
 };
 
 struct ts_run_result {
@@ -172,9 +181,10 @@ double ts_run_daly_interval(double delta, double M);
 /* Young's first-order optimum: sqrt(2 delta M). */
 double ts_run_young_interval(double delta, double M);
 
-/* Mean time to interrupt of the whole job: 1 / sum of the process rates scaled by size
- * (exponential-equivalent rates for Weibull processes: 1 / mtbf), plus spot preemptions at
- * nodes / preemption_mtbf when spot is enabled. +infinity when nothing can interrupt. */
+/* Mean time to interrupt of the whole job: 1 / sum of the process rates scaled by size and
+ * by rel->rate_scale (exponential-equivalent rates for Weibull processes: rate_scale / mtbf
+ * per copy), plus spot preemptions at nodes / preemption_mtbf when spot is enabled (not
+ * scaled). +infinity when nothing can interrupt. */
 double ts_run_job_mtbf(const struct ts_reliability *rel, int gpus, int nodes);
 
 /* Fill the derived constants. Returns TS_ERR_INPUT (with a message naming the reliability

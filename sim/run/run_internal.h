@@ -20,6 +20,19 @@
 /* Independent copies of a failure process in a job: gpus, nodes, or 1 for the job. */
 double ts_run__process_copies(const struct ts_failure_process *f, int gpus, int nodes);
 
+/* MTBF of one copy of process i with rate_scale applied: failures[i].mtbf_s / rate_scale. */
+double ts_run__process_mtbf(const struct ts_reliability *rel, int i);
+
+/* Failure rate of process i for the whole job, per second: copies / scaled MTBF. */
+double ts_run__process_rate(const struct ts_reliability *rel, int i, int gpus, int nodes);
+
+/* "reliability": "none" without spot: fill *out with the failure-free run (wall time T_s,
+ * goodput 1, no checkpoint), samples[0 .. replications) with T_s and the timeline (may be
+ * NULL) with one compute span. Returns true when it did; false when the run must be
+ * simulated. */
+bool ts_run__failure_free(const struct ts_run_input *in, struct ts_run_result *out,
+                          double *samples, struct ts_run_timeline *timeline);
+
 /* Weibull scale for a mean of mtbf_s and shape k: mtbf / Gamma(1 + 1/k), computed in logs;
  * NaN if it cannot be evaluated (ts_run_params_compute rejects such a shape first). */
 double ts_run__weibull_scale(double mtbf_s, double shape);

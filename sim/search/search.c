@@ -61,8 +61,11 @@ static void job_patch(const struct ts_sweep *sw, const struct ts_layout *l, enum
     layout_parallel(sw, l, job->gpus, &job->parallel);
     job->has_training = true;
     job->training.tokens = sw->tokens;
-    job->has_reliability = sw->has_reliability || pricing == TS_PRICING_SPOT;
+    /* Failures are on in every row, spot or not (issue 13): the same processes for every
+     * pricing, the system's fleet defaults unless the file gives them. */
+    job->has_reliability = true;
     job->reliability = sw->reliability;
+    ts_reliability_apply_defaults(&job->reliability, job->system.accel.generation);
     if (pricing == TS_PRICING_SPOT && !job->reliability.spot.enabled) {
         job->reliability.spot.enabled = true;
         job->reliability.spot.preemption_mtbf_s = SPOT_DEFAULT_MTBF_S;
@@ -125,10 +128,6 @@ static void run_input(const struct ts_job *job, const struct ts_compute *c, doub
     in->dp = job->parallel.dp;
     in->checkpoint_bytes = ts_compute_checkpoint_bytes(job, c);
     in->rel = job->reliability;
-    if (!job->has_reliability) {
-        ts_reliability_defaults(&in->rel);
-        in->rel.n_failures = 0;
-    }
 }
 
 /* Expected time and cost of a job whose iteration result is `it` (analytic run model). */
@@ -1015,7 +1014,7 @@ static int finalize(const struct ts_sweep *sw, struct worker *w, struct ts_outco
     struct ts_run_input in;
     run_input(job, &w->scratch.compute, it.iteration_s, it.iterations, &in);
     /* Without failures or preemptions every replication is the same run. */
-    if (!job->has_reliability)
+    if (in.rel.none && !in.rel.spot.enabled)
         in.rel.replications = 1;
     int reps = in.rel.replications > 0 ? in.rel.replications : 1;
     double *samples = ts_xmalloc((size_t)reps * sizeof *samples);

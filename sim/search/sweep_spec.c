@@ -421,12 +421,13 @@ int ts_sweep_parse(const struct ts_jnode *root, struct ts_sweep *sw, struct ts_e
         if ((rc = ts_attention_check(&sw->fixed, &sw->systems[i].accel, root->file, err)))
             return rc;
 
+    /* Failures are always on; the default processes are filled per system (its fleet) when
+     * each candidate is built (ts_sweep_layout_job). */
     ts_reliability_defaults(&sw->reliability);
-    if (ts_jnode_child(root, "reliability", &c)) {
-        if ((rc = ts_reliability_parse(&c, &sw->reliability, err)))
-            return rc;
-        sw->has_reliability = true;
-    }
+    if (ts_jnode_child(root, "reliability", &c) &&
+        (rc = ts_reliability_parse(&c, &sw->reliability, err)))
+        return rc;
+    sw->has_reliability = true;
     if (ts_jnode_child(root, "cost", &c) && (rc = parse_cost(&c, sw, err)))
         return rc;
     /* A pricing a system has no price for is not offered there (spot exists for some

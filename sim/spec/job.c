@@ -409,10 +409,14 @@ int ts_job_parse(const struct ts_jnode *root, const char *const extra_keys[], st
             return rc;
         job->has_training = true;
     }
-    if (!caller_parses(extra_keys, "reliability") && ts_jnode_child(root, "reliability", &c)) {
+    /* Failures are always on (issue 13): without the key the job gets the default processes
+     * of its accelerator's fleet; "reliability": "none" is the failure-free what-if. */
+    if (!caller_parses(extra_keys, "reliability")) {
         ts_reliability_defaults(&job->reliability);
-        if ((rc = ts_reliability_parse(&c, &job->reliability, err)))
+        if (ts_jnode_child(root, "reliability", &c) &&
+            (rc = ts_reliability_parse(&c, &job->reliability, err)))
             return rc;
+        ts_reliability_apply_defaults(&job->reliability, job->system.accel.generation);
         job->has_reliability = true;
     }
     if (!caller_parses(extra_keys, "cost") && ts_jnode_child(root, "cost", &c)) {

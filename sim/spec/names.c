@@ -33,11 +33,14 @@ _Static_assert(TS_UP_COUNT == 4, "update ts_up_topology_names");
 _Static_assert(TS_OUT_COUNT == 3, "update ts_out_topology_names");
 _Static_assert(TS_PDIM_COUNT == 4, "update ts_pdim_names");
 
-const char *const ts_component_names[TS_COMP_COUNT] = {"gpu", "node", "network", "job"};
+const char *const ts_component_names[TS_COMP_COUNT] = {"gpu", "node", "network", "job",
+                                                       "switch", "software"};
 const char *const ts_distribution_names[TS_DIST_COUNT] = {"exponential", "weibull"};
+const char *const ts_fleet_names[TS_FLEET_COUNT] = {"auto", "h100", "a100", "a100-research"};
+_Static_assert(TS_FLEET_COUNT == 4, "update ts_fleet_names");
 const char *const ts_ckpt_mode_names[TS_CKPT_COUNT] = {"sync", "async"};
 
-_Static_assert(TS_COMP_COUNT == 4, "update ts_component_names");
+_Static_assert(TS_COMP_COUNT == 6, "update ts_component_names");
 _Static_assert(TS_DIST_COUNT == 2, "update ts_distribution_names");
 _Static_assert(TS_CKPT_COUNT == 2, "update ts_ckpt_mode_names");
 

@@ -457,8 +457,18 @@ int ts_attention_check(const struct ts_parallel *p, const struct ts_accel *a, co
 
 /* ---------------------------------------------------------------- reliability */
 
-enum ts_component { TS_COMP_GPU, TS_COMP_NODE, TS_COMP_NETWORK, TS_COMP_JOB, TS_COMP_COUNT };
-extern const char *const ts_component_names[TS_COMP_COUNT];    // "gpu", "node", "network", "job"
+/* gpu: one copy per GPU; node (host), network (NIC/link) and switch (switch/cable): one per
+ * node, and the failed node must be replaced; software: one per node, fails only while the
+ * job runs and takes no node out (the job restarts on the same nodes); job: one for the
+ * whole job (a size-independent process, for users who want one). */
+enum ts_component { TS_COMP_GPU, TS_COMP_NODE, TS_COMP_NETWORK, TS_COMP_JOB, TS_COMP_SWITCH,
+                    TS_COMP_SOFTWARE, TS_COMP_COUNT };
+extern const char *const ts_component_names[TS_COMP_COUNT];    // "gpu", "node", "network", "job",
+                                                                //   "switch", "software"
+
+/* Whether a failure of this component takes a node out of the job (it must be replaced):
+ * gpu, node, network, switch. */
+bool ts_component_takes_node(enum ts_component c);
 
 enum ts_distribution { TS_DIST_EXPONENTIAL, TS_DIST_WEIBULL, TS_DIST_COUNT };
 extern const char *const ts_distribution_names[TS_DIST_COUNT]; // "exponential", "weibull"
@@ -478,6 +488,8 @@ extern const char *const ts_distribution_names[TS_DIST_COUNT]; // "exponential",
 #define TS_REL_SIZE_MAX_BYTES 1e18
 #define TS_REL_BANDWIDTH_MIN 1.0        // bytes/s, for a bandwidth that is given (0 = no limit
 #define TS_REL_BANDWIDTH_MAX 1e16       //   where the key allows it); 10 PB/s at most
+#define TS_REL_RATE_SCALE_MIN 1e-6      // rate_scale: a factor on every failure rate
+#define TS_REL_RATE_SCALE_MAX 1000.0
 
 /* One failure process. gpu and node (and network, counted per node) processes are per
  * component: the job sees gpus (or nodes) independent copies, so its rate scales with its
@@ -565,7 +577,27 @@ struct ts_mechanisms {
     struct ts_planned planned;
 };
 
+/* Which published fleet the default failure processes come from (reliability.c cites each):
+ * AUTO picks by the accelerator's generation (ampere: A100; hopper, blackwell: H100; any
+ * other: H100, flagged as assumed). */
+enum ts_fleet { TS_FLEET_AUTO, TS_FLEET_H100, TS_FLEET_A100, TS_FLEET_A100_RESEARCH,
+                TS_FLEET_COUNT };
+extern const char *const ts_fleet_names[TS_FLEET_COUNT]; // "auto", "h100", "a100", "a100-research"
+
 struct ts_reliability {
+    /* Always-on failures (issue 13): a job without a reliability key gets the defaults;
+     * "reliability": "none" is the failure-free what-if. */
+    bool none;                      // "reliability": "none": no failure process, no checkpoint
+                                    //   or restart cost (a sweep's spot rows keep their
+                                    //   preemptions: they belong to the pricing)
+    bool section_given;             // the input had a reliability key (object or "none")
+    bool failures_default;          // "failures" not given: the fleet's default processes
+    enum ts_fleet fleet;            // the fleet asked for ("fleet" key; default auto)
+    enum ts_fleet fleet_used;       // the fleet the default processes were taken from (set by
+                                    //   ts_reliability_apply_defaults; never auto)
+    bool fleet_assumed;             // auto on a generation no source covers: H100 rates assumed
+    double rate_scale;              // multiplies every failure process's rate (not spot
+                                    //   preemption); default 1; the run model applies it
     int n_failures;
     struct ts_failure_process failures[TS_FAILURES_MAX];
     struct ts_checkpoint checkpoint;
@@ -580,11 +612,27 @@ struct ts_reliability {
     struct ts_mechanisms mech;      // recovery phases and incident mechanisms (off by default)
 };
 
-/* Defaults: failure processes derived from the Llama 3 405B statistics (shared reference
- * reliability.md), checkpoints every Daly-optimal interval, synchronous. */
+/* Defaults: the H100-fleet failure processes (Llama 3 405B, Table 5 counts per 1,000
+ * node-days), checkpoints every Daly-optimal interval, synchronous; failures_default set. */
 void ts_reliability_defaults(struct ts_reliability *r);
 
-/* Parse a job's `reliability` object into *out (which holds the defaults on entry). */
+/* Fill the default failure processes for a job on accelerators of generation `gen`, when the
+ * input gave none (failures_default): the fleet asked for, or under auto the fleet of the
+ * generation. Sets fleet_used and fleet_assumed. Idempotent; nothing to do for "none" or for
+ * processes given in the file. */
+void ts_reliability_apply_defaults(struct ts_reliability *r, enum ts_generation gen);
+
+/* Where the failure processes came from, for reports: "file", "none", or e.g. "default
+ * (Llama 3 Table 5 mix, H100 fleet)". */
+const char *ts_reliability_source(const struct ts_reliability *r, char *buf, size_t n);
+
+/* The citation of default process i of the fleet in use, written to buf (NULL when the
+ * processes came from the file). */
+const char *ts_reliability_default_cite(const struct ts_reliability *r, int i, char *buf,
+                                        size_t n);
+
+/* Parse a job's `reliability` value into *out (which holds the defaults on entry): an object,
+ * or the string "none". */
 int ts_reliability_parse(const struct ts_jnode *node, struct ts_reliability *out, struct ts_err *err);
 
 /* ---------------------------------------------------------------- cost */
@@ -666,7 +714,9 @@ struct ts_job {
     struct ts_software software;// the stack ("software"; default megatron-core)
     bool has_training;
     struct ts_training training;
-    bool has_reliability;
+    bool has_reliability;       // the whole run is simulated (always true from ts_job_parse:
+                                //   failures are on by default; reliability.none is the
+                                //   failure-free what-if); false only for jobs built by hand
     struct ts_reliability reliability;
     bool has_cost;
     struct ts_cost_config cost;

@@ -240,7 +240,8 @@ static void check_cost(const struct ts_cost_result *c)
  * job MTBF when nothing can fail, no best/closest configuration. */
 static bool null_allowed(const char *key)
 {
-    static const char *const ok[] = {"reason", "limit", "job_mtbf_s", "best", "closest", NULL};
+    static const char *const ok[] = {"reason", "limit", "job_mtbf_s", "job_mtbf_failures_s",
+                                     "best", "closest", NULL};
     for (int i = 0; key && ok[i]; i++)
         if (strcmp(key, ok[i]) == 0)
             return true;
