@@ -247,13 +247,13 @@ static void remove_dir(const char *dir)
 enum {
     CSV_SYSTEM = 0, CSV_NODES = 1, CSV_STATUS = 15, CSV_BOUND_TIME = 17, CSV_BOUND_COST = 18,
     CSV_PRICING = 19, CSV_TOKENS_PER_S = 21, CSV_FAILURE_FREE = 23, CSV_TIME = 24, CSV_COST = 25,
-    CSV_MEETS = 26, CSV_FIELDS = 27,
+    CSV_MEETS = 26, CSV_SOFTWARE = 27, CSV_FIELDS = 28,
 };
 
 static const char *const csv_header =
     "system,nodes,gpus,global_batch,tp,pp,dp,cp,microbatch,schedule,virtual_stages,"
     "sequence_parallel,recompute,zero,tp_comm_overlap,status,memory_gib,bound_time_s,"
-    "bound_cost_usd,pricing,iteration_s,tokens_per_s,mfu,time_to_train_s,estimated_time_to_train_s,cost_usd,meets";
+    "bound_cost_usd,pricing,iteration_s,tokens_per_s,mfu,time_to_train_s,estimated_time_to_train_s,cost_usd,meets,software";
 
 struct csv {
     char *text;
@@ -262,7 +262,7 @@ struct csv {
 };
 
 /* Read a CSV written by the sweep: the header must be the documented one and every row must
- * have its 27 fields. */
+ * have its 28 fields. */
 static void csv_read(const char *path, struct csv *c)
 {
     size_t len;
@@ -1183,6 +1183,7 @@ static void csv_has_a_row_per_screened_layout_and_pricing_and_no_temporary_file(
     long by[TS_REJECT_COUNT] = {0}, simulated = 0, meets = 0;
     for (int i = 0; i < c.n_rows; i++) {
         const char *s = c.rows[i][CSV_STATUS];
+        assert_string_equal(c.rows[i][CSV_SOFTWARE], "megatron-core");  /* the default profile */
         if (strcmp(s, "simulated") == 0) {
             simulated++;
             meets += strcmp(c.rows[i][CSV_MEETS], "true") == 0;
