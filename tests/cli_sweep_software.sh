@@ -4,7 +4,7 @@
 # with three profiles on two systems the answer is the same with and without pruning and the
 # bytes are the same on one and two threads; a profile a system cannot run (FA3 on an A100)
 # is rejected as software_unsupported, counted by layout, and refused (exit 2) only when no
-# (system, profile) pair can run; every entry, the top-k CSV and the --csv file name the
+# (system, profile) pair can run; an interrupted sweep resumes to the same answer; every entry, the top-k CSV and the --csv file name the
 # profile (the CSV as the last column); the list form's errors name the file and the key.
 #
 # usage: bash tests/cli_sweep_software.sh path/to/trainsim   (ctest passes the built binary)
@@ -112,6 +112,19 @@ cmp -s "$tmp/t1.top" "$tmp/ex.top" || fail "pruning: top and pareto differ from 
 $(diff "$tmp/t1.top" "$tmp/ex.top" | head -20)"
 [ "$(json_number "$tmp/t1.out" simulated)" -lt "$(json_number "$tmp/ex.out" simulated)" ] ||
     fail "pruning: pruning simulated no fewer layouts than --exhaustive"
+
+# Interrupted after one batch and resumed: the same answer as without the interruption (the
+# partial file stores each candidate's profile with its layout).
+TRAINSIM_TEST_STOP_AFTER_BATCHES=1 run int sweep "$tmp/three.json" --format json --no-progress \
+    --exhaustive --partial "$tmp/three.partial.json"
+expect_rc int 130
+expect_in "$tmp/three.partial.json" '"software"' "partial file names the profile field"
+run res sweep "$tmp/three.json" --format json --no-progress --exhaustive --resume "$tmp/three.partial.json"
+expect_rc res 0
+grep -v '"elapsed_s"' "$tmp/ex.out" >"$tmp/ex.json"
+grep -v '"elapsed_s"' "$tmp/res.out" >"$tmp/res.json"
+cmp -s "$tmp/ex.json" "$tmp/res.json" || fail "resume: the resumed answer differs:
+$(diff "$tmp/ex.json" "$tmp/res.json" | head -20)"
 
 # The (A100, megatron-fa3) pair is rejected, counted by layout: as many as one pair
 # enumerates (the enumeration does not depend on the profile), which a one-pair sweep counts.
