@@ -310,12 +310,32 @@ static int cmp_cand(const void *a, const void *b)
 
 /* The N first candidates in candidate order among those a stream offers: a max-heap while
  * the stream runs, sorted afterwards. `more` says whether some were left out, so the pass
- * must stream again for the candidates after the last one kept. */
+ * must stream again for the candidates after the last one kept, unless `left` shows that
+ * none of them can matter: it holds the smallest objective, time and cost bounds over the
+ * candidates left out. prunable() only grows more true as each of those grows, so when it
+ * holds for `left` it holds for every candidate left out (bnb_pass uses this). */
 struct keep {
     struct cand *v;
     long n, cap;
     bool more;
+    struct bound left;          // componentwise minimum of the left-out bounds (when more)
 };
+
+/* Fold a left-out candidate's bound into keep->left. */
+static void keep_leave(struct keep *k, const struct bound *b)
+{
+    if (!k->more) {
+        k->left = *b;
+        k->more = true;
+    } else {
+        k->left.objective = fmin(k->left.objective, b->objective);
+        k->left.time_s = fmin(k->left.time_s, b->time_s);
+        k->left.cost_usd = fmin(k->left.cost_usd, b->cost_usd);
+    }
+    /* A NaN bound is never prunable; fmin would hide it. */
+    if (isnan(b->objective) || isnan(b->time_s) || isnan(b->cost_usd))
+        k->left.objective = -HUGE_VAL;
+}
 
 static void keep_sift_down(struct keep *k, long i)
 {
@@ -351,10 +371,12 @@ static void keep_push(struct keep *k, long index, const struct ts_layout *l, con
         }
         return;
     }
-    k->more = true;
     if (cmp_cand(&c, &k->v[0]) < 0) {
+        keep_leave(k, &k->v[0].b);
         k->v[0] = c;
         keep_sift_down(k, 0);
+    } else {
+        keep_leave(k, &c.b);
     }
 }
 
@@ -957,7 +979,9 @@ static void bnb_pass(struct bnb *s, struct keep *keep, struct worker *workers, i
         bool interrupted = false;
         while (nt < batch) {
             if (pos == keep->n) {
-                if (!keep->more)
+                /* Streaming again is the costly part of a large sweep; when every candidate
+                 * left out is already prunable it would find nothing to simulate. */
+                if (!keep->more || (!opt->exhaustive && prunable(s, &keep->left, kth, front, nf)))
                     break;
                 struct cand last = keep->v[keep->n - 1];
                 if (!keep_refill(s, keep, &last, opt->exhaustive, kth, front, nf, workers,
