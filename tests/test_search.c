@@ -1399,6 +1399,64 @@ static void streaming_with_a_kept_set_smaller_than_the_candidates_gives_the_same
     free(sw);
 }
 
+/* ---------------------------------------------------------------- software profiles */
+
+/* sweep_time_throughput with a "software" key in front. */
+static struct ts_sweep *sweep_with_software(const char *software)
+{
+    char text[2048];
+    snprintf(text, sizeof text, "{\"software\": %s, %s", software, sweep_time_throughput + 1);
+    return sweep_from_text(text);
+}
+
+/* Two profiles are a searched dimension: twice the layouts of one; the answer over both is
+ * the better of the two single-profile answers (brute force over the union); every entry's
+ * job, built as a job naming that profile, reproduces its iteration time; and a kept set
+ * smaller than the candidates still gives the same report. */
+static void two_software_profiles_are_searched_like_systems(void **state)
+{
+    (void)state;
+    static const char *const names[] = {"megatron-core", "pytorch-fsdp"};
+    struct ts_sweep *both = sweep_with_software("[\"megatron-core\", \"pytorch-fsdp\"]");
+    assert_int_equal(both->n_software, 2);
+    double best_single = HUGE_VAL;
+    int best_k = -1;
+    for (int k = 0; k < 2; k++) {
+        char one[64];
+        snprintf(one, sizeof one, "\"%s\"", names[k]);
+        struct ts_sweep *sw = sweep_with_software(one);
+        assert_int_equal(sw->n_software, 1);
+        assert_string_equal(sw->software[0].name, names[k]);
+        assert_int_equal(ts_sweep_count(sw) * 2, ts_sweep_count(both));
+        struct ts_sweep_result r;
+        sweep_run(sw, 1, true, 0, NULL, &r);
+        assert_true(r.found);
+        if (r.top[0].objective < best_single) {
+            best_single = r.top[0].objective;
+            best_k = k;
+        }
+        ts_sweep_result_free(&r);
+        free(sw);
+    }
+    struct ts_sweep_result r;
+    sweep_run(both, 2, false, 0, NULL, &r);
+    assert_true(r.found);
+    assert_true(r.top[0].objective == best_single);
+    assert_int_equal(r.top[0].layout.software, best_k);
+    assert_string_equal(r.best_job.software.name, names[best_k]);
+    assert_int_equal(r.rejected[TS_REJECT_SOFTWARE], 0);
+    for (int i = 0; i < r.n_top; i++) {
+        struct by_hand *h = by_hand_build(both, &r.top[i]);
+        assert_string_equal(h->job.software.name, names[r.top[i].layout.software]);
+        assert_true(h->it.iteration_s == r.top[i].iteration_s);
+        by_hand_free(h);
+    }
+    ts_sweep_result_free(&r);
+    if (!ts_test_under_valgrind())
+        check_small_kept_set_gives_the_same_report(both, false, 8);
+    free(both);
+}
+
 /* The count stated up front is the number of layouts the enumeration generates. Hand count
  * for node-scaling: 4 node counts x 1 layout; for time-throughput, every combination the
  * loops admit is generated, so the count equals `enumerated`. */
@@ -1625,6 +1683,7 @@ int main(void)
         cmocka_unit_test(sweep_json_has_the_contract_keys),
         cmocka_unit_test(streaming_with_a_kept_set_smaller_than_the_candidates_gives_the_same_report),
         cmocka_unit_test(sweep_count_is_the_number_of_layouts_enumerated),
+        cmocka_unit_test(two_software_profiles_are_searched_like_systems),
         cmocka_unit_test(sweep_above_max_configs_is_refused_with_its_count_and_how_to_raise_it),
         cmocka_unit_test(layouts_above_the_task_budget_are_rejected_with_a_counted_reason),
         cmocka_unit_test(run_simulation_returns_interrupted_when_the_stop_flag_is_up),
