@@ -263,7 +263,8 @@ struct ts_sweep_result {
  * sweep enumerates more than opt->max_configs layouts (the message gives the count and how to
  * narrow the sweep). Memory does not grow with the number of layouts: the enumeration is
  * streamed (screened in chunks, only counters, the closest miss, the kept candidates and the
- * simulated ones are held), and streamed again when the kept set runs out. *stop is polled
+ * simulated ones are held), and streamed again when the kept set runs out (unless every
+ * candidate left out of it is already prunable). *stop is polled
  * between chunks of screening, between batches of simulations, between finalists and (by the
  * run simulation) between Monte Carlo replications. The caller frees the result with ts_sweep_result_free. */
 int ts_sweep_run(const struct ts_sweep *sw, const struct ts_sweep_options *opt,
