@@ -3,7 +3,8 @@
 # profile and carries the `validation` object (validated pair with its residual band, an
 # unvalidated pair, a plausibility warning above the highest published MFU); the table
 # prints the same; FA3 on an A100 and an unknown profile exit 2 naming the file and path;
-# a sweep runs with one profile and refuses FA3 when an A100 system is listed.
+# a sweep runs with one profile and refuses a parallel.attention of FA3 when an A100 system is
+# listed.
 #
 # usage: bash tests/cli_software.sh path/to/trainsim   (ctest passes the built binary)
 set -u
@@ -73,7 +74,8 @@ expect_rc unknown 2
 expect_in "$tmp/unknown.err" "unknown.json: software: unknown software profile \"megatron-lm-1999\"" "unknown profile"
 expect_in "$tmp/unknown.err" "pytorch-fsdp-compile" "unknown profile lists the catalogue"
 
-# A sweep takes one software profile; FA3 with an A100 system listed is bad input (exit 2).
+# A sweep with one software profile; FA3 given under parallel.attention with an A100 system
+# listed is bad input (exit 2). Lists of profiles: tests/cli_sweep_software.sh.
 cat >"$tmp/sweep.json" <<'EOF'
 {"model": "llama3-8b", "tokens": "10B", "global_batch": 64, "systems": ["aws-p4d", "aws-p5en"],
  "nodes": [2], "precision": "bf16", "software": "pytorch-fsdp", "objective": "time",

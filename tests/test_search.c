@@ -247,13 +247,13 @@ static void remove_dir(const char *dir)
 enum {
     CSV_SYSTEM = 0, CSV_NODES = 1, CSV_STATUS = 15, CSV_BOUND_TIME = 17, CSV_BOUND_COST = 18,
     CSV_PRICING = 19, CSV_TOKENS_PER_S = 21, CSV_FAILURE_FREE = 23, CSV_TIME = 24, CSV_COST = 25,
-    CSV_MEETS = 26, CSV_FIELDS = 27,
+    CSV_MEETS = 26, CSV_SOFTWARE = 27, CSV_FIELDS = 28,
 };
 
 static const char *const csv_header =
     "system,nodes,gpus,global_batch,tp,pp,dp,cp,microbatch,schedule,virtual_stages,"
     "sequence_parallel,recompute,zero,tp_comm_overlap,status,memory_gib,bound_time_s,"
-    "bound_cost_usd,pricing,iteration_s,tokens_per_s,mfu,time_to_train_s,estimated_time_to_train_s,cost_usd,meets";
+    "bound_cost_usd,pricing,iteration_s,tokens_per_s,mfu,time_to_train_s,estimated_time_to_train_s,cost_usd,meets,software";
 
 struct csv {
     char *text;
@@ -262,7 +262,7 @@ struct csv {
 };
 
 /* Read a CSV written by the sweep: the header must be the documented one and every row must
- * have its 27 fields. */
+ * have its 28 fields. */
 static void csv_read(const char *path, struct csv *c)
 {
     size_t len;
@@ -1284,6 +1284,7 @@ static void csv_has_a_row_per_screened_layout_and_pricing_and_no_temporary_file(
     long by[TS_REJECT_COUNT] = {0}, simulated = 0, meets = 0;
     for (int i = 0; i < c.n_rows; i++) {
         const char *s = c.rows[i][CSV_STATUS];
+        assert_string_equal(c.rows[i][CSV_SOFTWARE], "megatron-core");  /* the default profile */
         if (strcmp(s, "simulated") == 0) {
             simulated++;
             meets += strcmp(c.rows[i][CSV_MEETS], "true") == 0;
@@ -1498,6 +1499,64 @@ static void streaming_with_a_kept_set_smaller_than_the_candidates_gives_the_same
     sw = probability_sweep();
     check_small_kept_set_gives_the_same_report(sw, false, 16);
     free(sw);
+}
+
+/* ---------------------------------------------------------------- software profiles */
+
+/* sweep_time_throughput with a "software" key in front. */
+static struct ts_sweep *sweep_with_software(const char *software)
+{
+    char text[2048];
+    snprintf(text, sizeof text, "{\"software\": %s, %s", software, sweep_time_throughput + 1);
+    return sweep_from_text(text);
+}
+
+/* Two profiles are a searched dimension: twice the layouts of one; the answer over both is
+ * the better of the two single-profile answers (brute force over the union); every entry's
+ * job, built as a job naming that profile, reproduces its iteration time; and a kept set
+ * smaller than the candidates still gives the same report. */
+static void two_software_profiles_are_searched_like_systems(void **state)
+{
+    (void)state;
+    static const char *const names[] = {"megatron-core", "pytorch-fsdp"};
+    struct ts_sweep *both = sweep_with_software("[\"megatron-core\", \"pytorch-fsdp\"]");
+    assert_int_equal(both->n_software, 2);
+    double best_single = HUGE_VAL;
+    int best_k = -1;
+    for (int k = 0; k < 2; k++) {
+        char one[64];
+        snprintf(one, sizeof one, "\"%s\"", names[k]);
+        struct ts_sweep *sw = sweep_with_software(one);
+        assert_int_equal(sw->n_software, 1);
+        assert_string_equal(sw->software[0].name, names[k]);
+        assert_int_equal(ts_sweep_count(sw) * 2, ts_sweep_count(both));
+        struct ts_sweep_result r;
+        sweep_run(sw, 1, false, 0, NULL, &r);
+        assert_true(r.found);
+        if (r.top[0].objective < best_single) {
+            best_single = r.top[0].objective;
+            best_k = k;
+        }
+        ts_sweep_result_free(&r);
+        free(sw);
+    }
+    struct ts_sweep_result r;
+    sweep_run(both, 2, false, 0, NULL, &r);
+    assert_true(r.found);
+    assert_true(r.top[0].objective == best_single);
+    assert_int_equal(r.top[0].layout.software, best_k);
+    assert_string_equal(r.best_job.software.name, names[best_k]);
+    assert_int_equal(r.rejected[TS_REJECT_SOFTWARE], 0);
+    for (int i = 0; i < r.n_top; i++) {
+        struct by_hand *h = by_hand_build(both, &r.top[i]);
+        assert_string_equal(h->job.software.name, names[r.top[i].layout.software]);
+        assert_true(h->it.iteration_s == r.top[i].iteration_s);
+        by_hand_free(h);
+    }
+    ts_sweep_result_free(&r);
+    if (!ts_test_under_valgrind())
+        check_small_kept_set_gives_the_same_report(both, false, 8);
+    free(both);
 }
 
 /* The count stated up front is the number of layouts the enumeration generates. Hand count
@@ -1728,6 +1787,7 @@ int main(void)
         cmocka_unit_test(sweep_json_has_the_contract_keys),
         cmocka_unit_test(streaming_with_a_kept_set_smaller_than_the_candidates_gives_the_same_report),
         cmocka_unit_test(sweep_count_is_the_number_of_layouts_enumerated),
+        cmocka_unit_test(two_software_profiles_are_searched_like_systems),
         cmocka_unit_test(sweep_above_max_configs_is_refused_with_its_count_and_how_to_raise_it),
         cmocka_unit_test(layouts_above_the_task_budget_are_rejected_with_a_counted_reason),
         cmocka_unit_test(run_simulation_returns_interrupted_when_the_stop_flag_is_up),

@@ -280,14 +280,14 @@ def main():
         w = csv.writer(f)
         w.writerow(["system", "pricings_offered", "nodes", "gpus", "pricing", "gpu_hour_usd",
                     "layout", "mfu", "expected_days", "p90_days", "goodput", "cost_usd",
-                    "cost_p90_usd"])
+                    "cost_p90_usd", "software"])
         for s, b in best_sys.items():
             if b:
                 w.writerow([s, " ".join(offers[s]), b["nodes"], b["gpus"], b["pricing"],
                             f"{b['cost_per_hour'] / b['gpus']:.2f}", layout_of(b["layout"]),
                             f"{b['mfu']:.4f}", f"{b['expected_time_to_train_s'] / DAY:.2f}",
                             f"{b['p90_time_to_train_s'] / DAY:.2f}", f"{b['goodput']:.4f}",
-                            f"{b['cost_total']:.0f}", f"{b['cost_p90']:.0f}"])
+                            f"{b['cost_total']:.0f}", f"{b['cost_p90']:.0f}", b["software"]])
 
     # The bill: the answer's categories, and the GPU-hour attribution of each system's best.
     bill_cats = list(best["cost_breakdown"].keys())
@@ -496,18 +496,19 @@ def main():
     P("")
     P(f"### Best setup per system (each system alone, {main_res['constraint']})")
     P("")
-    P("| system | pricings offered | nodes | pricing | layout | MFU | expected days | p90 days | goodput | expected cost | vs answer |")
-    P("|---|---|---:|---|---|---:|---:|---:|---:|---:|---:|")
+    P("| system | pricings offered | nodes | pricing | layout | MFU | expected days | p90 days | goodput | expected cost | vs answer | software |")
+    P("|---|---|---:|---|---|---:|---:|---:|---:|---:|---:|---|")
     for s in sorted(best_sys, key=lambda s: best_sys[s]["cost_total"] if best_sys[s] else 1e30):
         b = best_sys[s]
         off = ", ".join(PRICING_LABEL[p] for p in offers[s])
         if not b:
-            P(f"| {s} | {off} | | | nothing meets the constraint | | | | | | |")
+            P(f"| {s} | {off} | | | nothing meets the constraint | | | | | | | |")
             continue
         P(f"| {s} | {off} | {b['nodes']} | {b['pricing']} | {layout_of(b['layout'])} | "
           f"{100 * b['mfu']:.1f}% | {b['expected_time_to_train_s'] / DAY:.1f} | "
           f"{b['p90_time_to_train_s'] / DAY:.1f} | {100 * b['goodput']:.1f}% | "
-          f"{money(b['cost_total'])} | {100 * (b['cost_total'] / best['cost_total'] - 1):+.0f}% |")
+          f"{money(b['cost_total'])} | {100 * (b['cost_total'] / best['cost_total'] - 1):+.0f}% | "
+          f"{b['software']} |")
     P("")
     P(f"### The answer's system and pricing ({best['system']}, {best['pricing']}) at each node count "
       f"(each searched alone, deadline {FRONT_DEADLINE_D} d)")

@@ -368,7 +368,7 @@ static cJSON *validation_json(const struct ts_job *job, const struct ts_iteratio
     return o;
 }
 
-static void validation_table(struct ts_buf *o, const struct ts_job *job, const struct ts_iteration *it)
+void ts_report_validation_text(const struct ts_job *job, const struct ts_iteration *it, struct ts_buf *o)
 {
     struct validation v;
     validation_of(job, it, &v);
@@ -786,7 +786,7 @@ void ts_report_run_table(const struct ts_run_output *r, struct ts_buf *o)
                       it->time_to_train_s / 86400.0);
         ts_buf_printf(o, "    %-30s %12.0f\n", "GPU-hours", it->time_to_train_s * job->gpus / 3600.0);
     }
-    validation_table(o, job, it);
+    ts_report_validation_text(job, it, o);
     if (r->run) {
         run_table(o, job, r->run);
         assumptions_table(o, job, r->run);

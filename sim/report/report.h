@@ -35,6 +35,12 @@ cJSON *ts_report_run_json(const struct ts_run_output *r);
 /* The run result as an aligned, sectioned table. */
 void ts_report_run_table(const struct ts_run_output *r, struct ts_buf *out);
 
+/* The table form of the run's `validation` object (software profile on the device,
+ * validated or not with its residual band, plausibility warning), starting with a blank
+ * line. The run table and the sweep table (under the answer) print it. */
+void ts_report_validation_text(const struct ts_job *job, const struct ts_iteration *it,
+                               struct ts_buf *out);
+
 /* The flat scalar keys of the JSON object as a CSV header and one row. */
 void ts_report_run_csv(const struct ts_run_output *r, struct ts_buf *out);
 

@@ -76,6 +76,7 @@ static cJSON *outcome_json(const struct ts_sweep *sw, const struct ts_outcome *o
             num(j, "p90_cost", o->mc_cost_p90_usd);
         }
     }
+    cJSON_AddStringToObject(j, "software", sw->software[l->software].name);
     return j;
 }
 
@@ -200,6 +201,8 @@ static void outcome_row(struct ts_buf *b, const struct ts_sweep *sw, int rank, c
     char u[48];
     if (sw->has_cost)
         ts_buf_printf(b, " %14s", ts_report_format_usd(cost, u, sizeof u));
+    if (sw->n_software > 1)
+        ts_buf_printf(b, "  %s", sw->software[l->software].name);
     ts_buf_printf(b, "\n");
 }
 
@@ -210,6 +213,8 @@ static void outcome_header(struct ts_buf *b, const struct ts_sweep *sw)
                   "sp", "recompute", "z", "tpo", "tokens/s", "MFU", "time");
     if (sw->has_cost)
         ts_buf_printf(b, " %14s", "cost USD");
+    if (sw->n_software > 1)
+        ts_buf_printf(b, "  %s", "software");
     ts_buf_printf(b, "\n");
 }
 
@@ -248,10 +253,13 @@ void ts_report_sweep_table(const struct ts_sweep *sw, const struct ts_sweep_resu
                       ts_report_format_usd(best->mc_cost_p90_usd, u2, sizeof u2));
     ts_buf_printf(b, ", expected time %s", ts_quantity_format(best->mc_time_mean_s, TS_DIM_SECONDS, a, sizeof a));
     ts_buf_printf(b, " (p90 %s)\n", ts_quantity_format(best->mc_time_p90_s, TS_DIM_SECONDS, a, sizeof a));
+    ts_report_validation_text(&r->best_job, &r->best_it, b);
     if (r->n_top > 1) {
         const struct ts_outcome *ru = &r->top[1];
         ts_buf_printf(b, "runner-up: %d x %s nodes, %s pricing", ru->layout.nodes,
                       sw->systems[ru->layout.system].name, ts_pricing_names[ru->pricing]);
+        if (sw->n_software > 1)
+            ts_buf_printf(b, ", %s", sw->software[ru->layout.software].name);
         if (sw->has_cost)
             ts_buf_printf(b, ", expected cost %s (%+.1f%%)",
                           ts_report_format_usd(ru->mc_cost_mean_usd, u1, sizeof u1),
@@ -281,6 +289,9 @@ void ts_report_sweep_csv(const struct ts_sweep *sw, const struct ts_sweep_result
     for (int i = 0; i < r->n_top; i++) {
         cJSON *o = outcome_json(sw, &r->top[i]);
         cJSON_AddNumberToObject(o, "rank", i + 1);
+        /* The software column goes last, after rank, so the older columns keep their places. */
+        cJSON *soft = cJSON_DetachItemFromObjectCaseSensitive(o, "software");
+        cJSON_AddItemToObject(o, "software", soft);
         struct ts_buf one;
         ts_buf_init(&one);
         ts_report_json_to_csv(o, &one);

@@ -8,7 +8,7 @@
  *    "pricing": ["on_demand"], "simulated": 512, "rejected_deadline_probability": 0,
  *    "layout_fields": [...], "outcome_fields": [...],
  *    "evaluated": [
- *      {"layout": 17, "at": [0, 4, 512, 2, 1, 1, 1, 1, 1, 0, 0, 0, 0], "outcomes": [[...]]},
+ *      {"layout": 17, "at": [0, 4, 512, 2, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0], "outcomes": [[...]]},
  *      ...],
  *    "checksum": "fnv1a64:..."}
  *
@@ -42,14 +42,14 @@
 
 static const char *const layout_fields[] = {
     "system", "nodes", "global_batch", "tp", "pp", "cp", "microbatch", "schedule",
-    "virtual_stages", "sequence_parallel", "recompute", "zero", "tp_comm_overlap",
+    "virtual_stages", "sequence_parallel", "recompute", "zero", "tp_comm_overlap", "software",
 };
 #define N_LAYOUT_FIELDS ((int)TS_ARRAY_LEN(layout_fields))
 
 static void layout_get(const struct ts_layout *l, long v[N_LAYOUT_FIELDS])
 {
     long x[] = {l->system, l->nodes, l->global_batch, l->tp, l->pp, l->cp, l->microbatch,
-                l->schedule, l->virtual_stages, l->sp, l->recompute, l->zero, l->tp_overlap};
+                l->schedule, l->virtual_stages, l->sp, l->recompute, l->zero, l->tp_overlap, l->software};
     _Static_assert(TS_ARRAY_LEN(x) == TS_ARRAY_LEN(layout_fields), "layout fields");
     memcpy(v, x, sizeof x);
 }
@@ -70,6 +70,7 @@ static void layout_set(struct ts_layout *l, const long v[N_LAYOUT_FIELDS])
     l->recompute = (uint8_t)v[10];
     l->zero = (uint8_t)v[11];
     l->tp_overlap = (uint8_t)v[12];
+    l->software = (uint8_t)v[13];
 }
 
 /* The outcome's doubles, by name and offset; the flags come first in each row. */

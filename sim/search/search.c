@@ -14,9 +14,12 @@
 
 const char *const ts_reject_names[TS_REJECT_COUNT] = {
     "none", "divisibility", "memory", "constraint_unreachable", "pruned_by_bound",
-    "misses_deadline_probability", "too_many_tasks",
+    "misses_deadline_probability", "too_many_tasks", "software_unsupported",
 };
-_Static_assert(TS_REJECT_COUNT == 7, "update ts_reject_names");
+_Static_assert(TS_REJECT_COUNT == 8, "update ts_reject_names");
+/* The software index lives in what was padding: partial files and memcmp of layouts rely on
+ * a layout having no padding bytes. */
+_Static_assert(sizeof(struct ts_layout) == 32, "struct ts_layout has padding or grew");
 
 /* Default spot preemption rate when a sweep prices spot without a reliability.spot section:
  * the top band of the AWS Spot Advisor (more than 20% of instances interrupted per month),
@@ -31,7 +34,7 @@ _Static_assert(TS_REJECT_COUNT == 7, "update ts_reject_names");
 static void layout_parallel(const struct ts_sweep *sw, const struct ts_layout *l, int gpus,
                             struct ts_parallel *p)
 {
-    *p = sw->fixed;
+    *p = sw->fixed_by_software[l->software];
     p->tp = l->tp;
     p->pp = l->pp;
     p->cp = l->cp;
@@ -46,13 +49,19 @@ static void layout_parallel(const struct ts_sweep *sw, const struct ts_layout *l
     p->scatter_gather = sw->fixed.scatter_gather && l->tp > 1;
 }
 
-/* Patch a job (whose model is already set) to a layout: system, size, parallel, sections. */
+/* Patch a job (whose model is already set) to a layout: system, software, size, parallel,
+ * sections. *current holds the system and profile the job has (-1: none yet); the large
+ * structs are copied only when they change. */
 static void job_patch(const struct ts_sweep *sw, const struct ts_layout *l, enum ts_pricing pricing,
-                      struct ts_job *job, int *current_system)
+                      struct ts_job *job, int current[2])
 {
-    if (*current_system != l->system) {
+    if (current[0] != l->system) {
         job->system = sw->systems[l->system];
-        *current_system = l->system;
+        current[0] = l->system;
+    }
+    if (current[1] != l->software) {
+        job->software = sw->software[l->software];
+        current[1] = l->software;
     }
     job->nodes = l->nodes;
     job->gpus = l->nodes * job->system.gpus_per_node;
@@ -86,15 +95,15 @@ void ts_sweep_layout_job(const struct ts_sweep *sw, const struct ts_layout *l, e
 {
     memset(out, 0, sizeof *out);
     out->model = sw->model;
-    int cur = -1;
-    job_patch(sw, l, pricing, out, &cur);
+    int cur[2] = {-1, -1};
+    job_patch(sw, l, pricing, out, cur);
 }
 
 /* ---------------------------------------------------------------- per-thread evaluation */
 
 struct worker {
     struct ts_job job;
-    int current_system;
+    int current[2];             // system and software profile of job (-1: not set)
     struct ts_eval_scratch scratch;
     struct ts_step_plan plan;
     struct ts_compute compute;
@@ -104,7 +113,7 @@ static void worker_init(struct worker *w, const struct ts_sweep *sw)
 {
     memset(w, 0, sizeof *w);
     w->job.model = sw->model;
-    w->current_system = -1;
+    w->current[0] = w->current[1] = -1;
     TS_ASSERT(ts_eval_scratch_init(&w->scratch) == 0, "out of memory");
     TS_ASSERT(ts_step_plan_init(&w->plan, 1, 1) == 0, "out of memory");
 }
@@ -180,7 +189,7 @@ static void screen(const struct ts_sweep *sw, struct worker *w, const struct ts_
                    struct bound *b)
 {
     memset(b, 0, sizeof *b);
-    job_patch(sw, l, sw->pricing[0], &w->job, &w->current_system);
+    job_patch(sw, l, sw->pricing[0], &w->job, w->current);
     struct ts_job *job = &w->job;
     ts_compute_build(job, &w->compute);
     struct ts_memory mem;
@@ -218,7 +227,7 @@ static void screen(const struct ts_sweep *sw, struct worker *w, const struct ts_
     for (int i = 0; i < sw->n_pricing; i++) {
         if (!sw->offered[l->system][sw->pricing[i]])
             continue;
-        job_patch(sw, l, sw->pricing[i], job, &w->current_system);
+        job_patch(sw, l, sw->pricing[i], job, w->current);
         double t, c;
         struct ts_err err;
         if (price(job, &w->compute, &it, &t, &c, &err) != TS_OK)
@@ -240,7 +249,7 @@ static void screen(const struct ts_sweep *sw, struct worker *w, const struct ts_
 static void evaluate(const struct ts_sweep *sw, struct worker *w, const struct ts_layout *l,
                      struct ts_outcome *out)
 {
-    job_patch(sw, l, sw->pricing[0], &w->job, &w->current_system);
+    job_patch(sw, l, sw->pricing[0], &w->job, w->current);
     struct ts_iteration it;
     ts_step_evaluate(&w->job, TS_METHOD_DISCRETE_EVENT, &w->scratch, &it, NULL, NULL);
     for (int i = 0; i < sw->n_pricing; i++) {
@@ -258,7 +267,7 @@ static void evaluate(const struct ts_sweep *sw, struct worker *w, const struct t
             o->meets = false;
             continue;
         }
-        job_patch(sw, l, sw->pricing[i], &w->job, &w->current_system);
+        job_patch(sw, l, sw->pricing[i], &w->job, w->current);
         if (price(&w->job, &w->scratch.compute, &it, &o->time_s, &o->cost_usd, &err) != TS_OK) {
             o->time_s = o->cost_usd = o->objective = INFINITY;
             o->meets = false;
@@ -300,12 +309,32 @@ static int cmp_cand(const void *a, const void *b)
 
 /* The N first candidates in candidate order among those a stream offers: a max-heap while
  * the stream runs, sorted afterwards. `more` says whether some were left out, so the pass
- * must stream again for the candidates after the last one kept. */
+ * must stream again for the candidates after the last one kept, unless `left` shows that
+ * none of them can matter: it holds the smallest objective, time and cost bounds over the
+ * candidates left out. prunable() only grows more true as each of those grows, so when it
+ * holds for `left` it holds for every candidate left out (bnb_pass uses this). */
 struct keep {
     struct cand *v;
     long n, cap;
     bool more;
+    struct bound left;          // componentwise minimum of the left-out bounds (when more)
 };
+
+/* Fold a left-out candidate's bound into keep->left. */
+static void keep_leave(struct keep *k, const struct bound *b)
+{
+    if (!k->more) {
+        k->left = *b;
+        k->more = true;
+    } else {
+        k->left.objective = fmin(k->left.objective, b->objective);
+        k->left.time_s = fmin(k->left.time_s, b->time_s);
+        k->left.cost_usd = fmin(k->left.cost_usd, b->cost_usd);
+    }
+    /* A NaN bound is never prunable; fmin would hide it. */
+    if (isnan(b->objective) || isnan(b->time_s) || isnan(b->cost_usd))
+        k->left.objective = -HUGE_VAL;
+}
 
 static void keep_sift_down(struct keep *k, long i)
 {
@@ -341,10 +370,12 @@ static void keep_push(struct keep *k, long index, const struct ts_layout *l, con
         }
         return;
     }
-    k->more = true;
     if (cmp_cand(&c, &k->v[0]) < 0) {
+        keep_leave(k, &k->v[0].b);
         k->v[0] = c;
         keep_sift_down(k, 0);
+    } else {
+        keep_leave(k, &c.b);
     }
 }
 
@@ -579,10 +610,11 @@ struct stream {
     uint64_t count;             // count_only: layouts the loops generate
     stream_sink sink;
     void *ctx;
-    long enumerated, rejected_divisibility, rejected_tasks;
+    long enumerated, rejected_divisibility, rejected_tasks, rejected_software;
     long next_index;            // enumeration index of the next valid layout
     struct ts_layout buf[STREAM_CHUNK];
-    uint8_t valid[STREAM_CHUNK]; // 0 valid, 1 refused by the job validator, 2 too many tasks
+    uint8_t valid[STREAM_CHUNK]; // 0 valid, 1 refused by the job validator, 2 too many tasks,
+                                 //   3 the system cannot run the software profile
     struct bound bnd[STREAM_CHUNK];
     int n;
     long flushes;
@@ -618,9 +650,13 @@ static void stream_flush(struct stream *st)
 #pragma omp parallel for schedule(dynamic, 32) num_threads(st->nthreads)
     for (int i = 0; i < n; i++) {
         struct worker *w = &st->workers[omp_get_thread_num()];
-        job_patch(st->sw, &st->buf[i], TS_PRICING_ON_DEMAND, &w->job, &w->current_system);
-        struct ts_err err;
         st->valid[i] = 0;
+        if (!st->sw->runs[st->buf[i].system][st->buf[i].software]) {
+            st->valid[i] = 3;
+            continue;
+        }
+        job_patch(st->sw, &st->buf[i], TS_PRICING_ON_DEMAND, &w->job, w->current);
+        struct ts_err err;
         if (ts_job_validate(&w->job, "sweep", &err) != TS_OK)
             st->valid[i] = ts_step_check_size(&w->job, "sweep", &err) != TS_OK ? 2 : 1;
         else
@@ -631,6 +667,8 @@ static void stream_flush(struct stream *st)
             st->rejected_divisibility++;
         else if (st->valid[i] == 2)
             st->rejected_tasks++;
+        else if (st->valid[i] == 3)
+            st->rejected_software++;
         else
             st->sink(st, st->next_index++, &st->buf[i], &st->bnd[i]);
     }
@@ -706,7 +744,8 @@ static void stream_run(struct stream *st)
     if (nvs_fixed)
         memcpy(vs_list, sw->virtual_stages.v, (size_t)nvs_fixed * sizeof *vs_list);
 
-    for (int s = 0; s < sw->n_systems; s++) {
+    for (int s = 0; s < sw->n_systems; s++)
+    for (int k = 0; k < sw->n_software; k++) {
         int gpn = sw->systems[s].gpus_per_node;
         for (int ni = 0; ni < sw->nodes.n; ni++) {
             int gpus = sw->nodes.v[ni] * gpn;
@@ -776,6 +815,7 @@ static void stream_run(struct stream *st)
                                                         struct ts_layout l;
                                                         memset(&l, 0, sizeof l);
                                                         l.system = (uint8_t)s;
+                                                        l.software = (uint8_t)k;
                                                         l.nodes = sw->nodes.v[ni];
                                                         l.global_batch = gb;
                                                         l.tp = tp;
@@ -938,7 +978,9 @@ static void bnb_pass(struct bnb *s, struct keep *keep, struct worker *workers, i
         bool interrupted = false;
         while (nt < batch) {
             if (pos == keep->n) {
-                if (!keep->more)
+                /* Streaming again is the costly part of a large sweep; when every candidate
+                 * left out is already prunable it would find nothing to simulate. */
+                if (!keep->more || (!opt->exhaustive && prunable(s, &keep->left, kth, front, nf)))
                     break;
                 struct cand last = keep->v[keep->n - 1];
                 if (!keep_refill(s, keep, &last, opt->exhaustive, kth, front, nf, workers,
@@ -1102,13 +1144,15 @@ static void csv_sink(struct stream *st, long index, const struct ts_layout *l, c
         if (sim) {
             const struct ts_outcome *o = &cw->s->d_out[d * np + p];
             double iterations = ceil(sw->tokens / ((double)l->global_batch * sw->model.seq_len));
-            ts_buf_printf(b, "%s,%.6g,%.6g,%.4f,%.6g,%s,%s,%s\n", ts_pricing_names[o->pricing],
+            ts_buf_printf(b, "%s,%.6g,%.6g,%.4f,%.6g,%s,%s,%s,", ts_pricing_names[o->pricing],
                           o->iteration_s, o->tokens_per_s, o->mfu, iterations * o->iteration_s,
                           csv_number(o->time_s, f3, sizeof f3), csv_number(o->cost_usd, f4, sizeof f4),
                           o->meets ? "true" : "false");
         } else {
-            ts_buf_printf(b, ",,,,,,,\n");
+            ts_buf_printf(b, ",,,,,,,,");
         }
+        /* Last, so that the columns before keep their positions. */
+        ts_buf_printf(b, "%s\n", sw->software[l->software].name);
     }
 }
 
@@ -1122,7 +1166,7 @@ static int csv_write(struct bnb *s, const char *path, struct worker *workers, in
     ts_buf_printf(&b, "system,nodes,gpus,global_batch,tp,pp,dp,cp,microbatch,schedule,virtual_stages,"
                   "sequence_parallel,recompute,zero,tp_comm_overlap,status,memory_gib,bound_time_s,"
                   "bound_cost_usd,pricing,iteration_s,tokens_per_s,mfu,time_to_train_s,"
-                  "estimated_time_to_train_s,cost_usd,meets\n");
+                  "estimated_time_to_train_s,cost_usd,meets,software\n");
     struct csvw cw = {s, &b};
     done_sort(s);
     struct stream *st = stream_new(s->sw, opt, workers, nthreads, csv_sink, &cw);
@@ -1289,6 +1333,7 @@ int ts_sweep_run(const struct ts_sweep *sw, const struct ts_sweep_options *opt,
         out->enumerated = st->enumerated;
         out->rejected[TS_REJECT_DIVISIBILITY] = st->rejected_divisibility;
         out->rejected[TS_REJECT_TASKS] = st->rejected_tasks;
+        out->rejected[TS_REJECT_SOFTWARE] = st->rejected_software;
         bool stopped = st->stopped;
         free(st);
         if (stopped) {

@@ -9,7 +9,7 @@
  * job, a constraint and an objective.
  *
  * Search:
- *   1. Enumerate layouts (system x nodes x global batch x tp x pp x cp x microbatch x
+ *   1. Enumerate layouts (system x software profile x nodes x global batch x tp x pp x cp x microbatch x
  *      schedule x virtual stages x sequence parallel x recompute x ZeRO x TP overlap); the
  *      pricing models are priced inside each layout's evaluation.
  *   2. Reject invalid layouts (divisibility: the job validator), layouts that do not fit in
@@ -44,6 +44,7 @@
 #include "step/step.h"
 
 #define TS_SWEEP_SYSTEMS_MAX 16
+#define TS_SWEEP_SOFTWARE_MAX 8
 #define TS_SWEEP_LIST_MAX 64
 
 /* A searched dimension: explicit values, or every valid one. */
@@ -75,6 +76,18 @@ struct ts_sweep {
     struct ts_int_list recompute;           // values of enum ts_recompute
     struct ts_int_list tp_comm_overlap;     // 0 / 1
     struct ts_parallel fixed;               // the options not searched (dp_overlap, attention, ...)
+                                            //   with the first software profile applied
+    /* Software profiles searched ("software": a name, path or object, or a list of them;
+     * default megatron-core): each is a searched dimension like the systems. A layout's
+     * job takes software[k] and fixed_by_software[k] (the fixed options with profile k
+     * applied; keys given under "parallel" win over every profile). */
+    int n_software;
+    struct ts_software software[TS_SWEEP_SOFTWARE_MAX];
+    struct ts_parallel fixed_by_software[TS_SWEEP_SOFTWARE_MAX];
+    /* runs[s][k]: system s can run profile k (false: its kernel does not exist there, e.g. a
+     * profile's FlashAttention-3 on an A100; those layouts are rejected as
+     * TS_REJECT_SOFTWARE, counted by layout). At least one pair runs. */
+    bool runs[TS_SWEEP_SYSTEMS_MAX][TS_SWEEP_SOFTWARE_MAX];
     bool has_reliability;
     struct ts_reliability reliability;
     bool has_cost;
@@ -113,14 +126,14 @@ struct ts_layout {
     uint8_t sp;             // sequence parallel
     uint8_t tp_overlap;
     uint8_t virtual_stages;
-    uint8_t pad;
+    uint8_t software;       // index in sweep->software
     int32_t nodes;
     int32_t global_batch;
     int32_t tp, pp, cp, microbatch;
 };
 
 /* Reasons a layout is rejected, in the order they are checked (TS_REJECT_TASKS, added later,
- * is checked with divisibility). */
+ * is checked with divisibility; TS_REJECT_SOFTWARE, added later still, before it). */
 enum ts_reject {
     TS_REJECT_NONE,
     TS_REJECT_DIVISIBILITY,     // the job validator refused it
@@ -130,6 +143,8 @@ enum ts_reject {
     TS_REJECT_DEADLINE_P,       // evaluated, but misses the deadline at the required probability
     TS_REJECT_TASKS,            // valid, but its iteration needs more than TS_STEP_TASKS_MAX
                                 //   simulated tasks (checked with divisibility; counted by layout)
+    TS_REJECT_SOFTWARE,         // its system cannot run its software profile (a kernel the
+                                //   device lacks; checked first; counted by layout)
     TS_REJECT_COUNT
 };
 extern const char *const ts_reject_names[TS_REJECT_COUNT];
@@ -256,14 +271,16 @@ struct ts_sweep_result {
  * sweep enumerates more than opt->max_configs layouts (the message gives the count and how to
  * narrow the sweep). Memory does not grow with the number of layouts: the enumeration is
  * streamed (screened in chunks, only counters, the closest miss, the kept candidates and the
- * simulated ones are held), and streamed again when the kept set runs out. *stop is polled
+ * simulated ones are held), and streamed again when the kept set runs out (unless every
+ * candidate left out of it is already prunable). *stop is polled
  * between chunks of screening, between batches of simulations, between finalists and (by the
  * run simulation) between Monte Carlo replications. The caller frees the result with ts_sweep_result_free. */
 int ts_sweep_run(const struct ts_sweep *sw, const struct ts_sweep_options *opt,
                  struct ts_sweep_result *out, struct ts_err *err);
 void ts_sweep_result_free(struct ts_sweep_result *r);
 
-/* Build the job of a layout (for reports and for `trainsim run` reproduction). */
+/* Build the job of a layout (for reports and for `trainsim run` reproduction): its system,
+ * software profile (job->software, as a job file naming it would have), size and layout. */
 void ts_sweep_layout_job(const struct ts_sweep *sw, const struct ts_layout *l, enum ts_pricing pricing,
                          struct ts_job *out);
 

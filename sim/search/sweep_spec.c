@@ -10,6 +10,8 @@
  *   "nodes": [8, 16] | {"from": 8, "to": 1024, "step": 8} | {"from": 8, "to": 1024, "powers_of_two": true},
  *   "pricing": "on_demand" | ["on_demand", "spot"],            default on_demand
  *   "precision": "bf16",
+ *   "software": "megatron-core" | ["megatron-core", "pytorch-fsdp", ...],  names, paths or
+ *                objects; default megatron-core; each profile is a searched dimension
  *   "parallel": "auto" | {"tp": [1, 2, 4, 8] | 8 | "auto", "pp": ..., "cp": ..., "microbatch": ...,
  *                "schedule": ..., "virtual_stages": ..., "sequence_parallel": ..., "recompute": ...,
  *                "zero": ..., "tp_comm_overlap": ...,
@@ -319,6 +321,81 @@ static int parse_constraint(const struct ts_jnode *n, struct ts_sweep *sw, struc
     return TS_OK;
 }
 
+/* The software profiles: "software" is one profile (a name, path or object) or a list of
+ * them; default megatron-core. Each profile's mechanisms travel with the fixed parallel
+ * options into its candidates; keys given under "parallel" win over every profile. */
+static int parse_software(const struct ts_jnode *root, struct ts_sweep *sw, struct ts_err *err)
+{
+    struct ts_jnode c;
+    int rc;
+    if (!ts_jnode_child(root, "software", &c)) {
+        struct ts_err ignored;
+        sw->n_software = 1;
+        if (ts_software_load("megatron-core", &sw->software[0], &ignored)) {
+            ts_software_defaults(&sw->software[0]);
+            ts_strlcpy(sw->software[0].name, "megatron-core", sizeof sw->software[0].name);
+        }
+    } else if (cJSON_IsArray(c.json)) {
+        int n = cJSON_GetArraySize(c.json);
+        if (n < 1 || n > TS_SWEEP_SOFTWARE_MAX)
+            return ts_err_at(err, c.file, c.path, "give 1 to %d software profiles", TS_SWEEP_SOFTWARE_MAX);
+        for (int i = 0; i < n; i++) {
+            struct ts_jnode it = ts_jnode_item(&c, i);
+            if ((rc = ts_software_parse_ref(&it, &sw->software[i], err)))
+                return rc;
+            for (int j = 0; j < i; j++)
+                if (strcmp(sw->software[j].name, sw->software[i].name) == 0)
+                    return ts_err_at(err, it.file, it.path, "software profile \"%s\" appears twice",
+                                     sw->software[i].name);
+        }
+        sw->n_software = n;
+    } else {
+        if ((rc = ts_software_parse_ref(&c, &sw->software[0], err)))
+            return rc;
+        sw->n_software = 1;
+    }
+    for (int k = 0; k < sw->n_software; k++) {
+        struct ts_parallel *p = &sw->fixed_by_software[k];
+        *p = sw->fixed;
+        ts_software_apply(&sw->software[k], p);
+        /* The default bucket follows the gradient width the profile sets. */
+        if (p->fp32_grads != sw->fixed.fp32_grads && p->bucket_bytes == 40e6 * (sw->fixed.fp32_grads ? 4.0 : 2.0))
+            p->bucket_bytes = 40e6 * (p->fp32_grads ? 4.0 : 2.0);
+    }
+    /* A kernel the sweep names under "parallel.attention" that some listed system cannot run
+     * is bad input. A profile's own kernel that a system lacks (FA3 off Hopper) rules out that
+     * (system, profile) pair only: its layouts are rejected and counted; when no pair can
+     * run, the sweep searches nothing and the first pair's message says why. */
+    bool any = false;
+    struct ts_err first;
+    memset(&first, 0, sizeof first);
+    int first_rc = TS_OK;
+    for (int s = 0; s < sw->n_systems; s++)
+        for (int k = 0; k < sw->n_software; k++) {
+            const struct ts_parallel *p = &sw->fixed_by_software[k];
+            struct ts_err e;
+            rc = ts_attention_check(p, &sw->systems[s].accel, root->file, &e);
+            sw->runs[s][k] = rc == TS_OK;
+            any |= sw->runs[s][k];
+            if (rc != TS_OK && p->attention != TS_ATTN_FLASH) {
+                if (err)
+                    *err = e;
+                return rc;
+            }
+            if (rc != TS_OK && first_rc == TS_OK) {
+                first = e;
+                first_rc = rc;
+            }
+        }
+    if (!any) {
+        if (err)
+            *err = first;
+        return first_rc;
+    }
+    sw->fixed = sw->fixed_by_software[0];
+    return TS_OK;
+}
+
 int ts_sweep_parse(const struct ts_jnode *root, struct ts_sweep *sw, struct ts_err *err)
 {
     int rc;
@@ -397,29 +474,8 @@ int ts_sweep_parse(const struct ts_jnode *root, struct ts_sweep *sw, struct ts_e
         if (rc)
             return rc;
     }
-    /* The software stack (one profile; default megatron-core): its mechanisms travel with
-     * the fixed parallel options into every candidate; keys given under "parallel" win. */
-    struct ts_software *soft = ts_xmalloc(sizeof *soft);
-    if (ts_jnode_child(root, "software", &c)) {
-        if ((rc = ts_software_parse_ref(&c, soft, err))) {
-            free(soft);
-            return rc;
-        }
-    } else {
-        struct ts_err ignored;
-        if (ts_software_load("megatron-core", soft, &ignored))
-            ts_software_defaults(soft);
-    }
-    bool fp32_before = sw->fixed.fp32_grads;
-    ts_software_apply(soft, &sw->fixed);
-    free(soft);
-    if (sw->fixed.fp32_grads != fp32_before && sw->fixed.bucket_bytes == 40e6 * (fp32_before ? 4.0 : 2.0))
-        sw->fixed.bucket_bytes = 40e6 * (sw->fixed.fp32_grads ? 4.0 : 2.0);   /* default bucket */
-    /* A kernel some listed system cannot run (FA3 off Hopper) is bad input, not a reason
-     * to reject that system's layouts. */
-    for (int i = 0; i < sw->n_systems; i++)
-        if ((rc = ts_attention_check(&sw->fixed, &sw->systems[i].accel, root->file, err)))
-            return rc;
+    if ((rc = parse_software(root, sw, err)))
+        return rc;
 
     /* Failures are always on; the default processes are filled per system (its fleet) when
      * each candidate is built (ts_sweep_layout_job). */
