@@ -205,6 +205,7 @@ struct rep {
 
     struct ts_run_timeline *tl; // replication 0 only
     size_t tl_uncommitted;      // first span whose compute is not durable
+    size_t tl_lost_upto;        // spans before this one are already marked lost (tl_mark_lost)
     size_t tl_inflight;         // async: first span after the snapshot being written
 };
 
@@ -256,13 +257,18 @@ static void tl_mark_lost_from(struct rep *r, size_t from)
             r->tl->spans[i].kind = TS_SPAN_LOST;
 }
 
+/* Mark the compute since the last durable checkpoint as lost. Spans an earlier call marked
+ * are not scanned again (tl_lost_upto), so a run whose checkpoints never complete stays
+ * linear in its timeline. */
 static void tl_mark_lost(struct rep *r)
 {
     if (!r->tl)
         return;
-    for (size_t i = r->tl_uncommitted; i < r->tl->len; i++)
+    size_t from = r->tl_uncommitted > r->tl_lost_upto ? r->tl_uncommitted : r->tl_lost_upto;
+    for (size_t i = from; i < r->tl->len; i++)
         if (r->tl->spans[i].kind == TS_SPAN_COMPUTE)
             r->tl->spans[i].kind = TS_SPAN_LOST;
+    r->tl_lost_upto = r->tl->len;
 }
 
 static size_t tl_len(const struct rep *r)
@@ -1505,17 +1511,21 @@ int ts_run_simulate(const struct ts_run_input *in, struct ts_run_result *out, do
             return ts_err_set(err, TS_ERR_INPUT,
                               "reliability: the job cannot finish in any useful time: a "
                               "simulated run was interrupted more than %.0f times (the "
-                              "rates give one every %s, but Weibull shapes well below 1 "
-                              "fail early again on every replaced node): raise the Weibull "
-                              "shape or the mtbf, or lower the preemption rate",
+                              "rates give one every %s; Weibull shapes well below 1 fail "
+                              "early again on every replaced node, and checkpoints too slow "
+                              "to complete between interruptions keep the work from "
+                              "becoming durable): raise the Weibull shape, the mtbf or the "
+                              "checkpoint bandwidths, or lower the preemption rate",
                               TS_RUN_INTERRUPTIONS_MAX, isfinite(M) ? mt : "never");
         }
         if (end == REP_EVENT_CAP)
             return ts_err_set(err, TS_ERR_INPUT,
                               "reliability: a simulated run reached the event cap of %llu "
                               "events per replication without finishing: failures, "
-                              "preemptions or waits for repairs keep the job from progressing; "
-                              "lower the failure rates, add spares or shorten repair_time, or "
+                              "preemptions, waits for repairs or checkpoint writes too slow to "
+                              "complete between interruptions keep the job from progressing; "
+                              "lower the failure rates, add spares, shorten repair_time or "
+                              "raise the checkpoint bandwidths, or "
                               "raise the cap with the environment variable "
                               "TRAINSIM_MAX_EVENTS=N", (unsigned long long)events_max);
         out->interrupted = true;
