@@ -4,7 +4,7 @@
 # on a plain build (build-valgrind). Any valgrind error or definite leak fails the run.
 #
 # usage: tests/valgrind.sh [TEST_NAME_REGEX]     (default: all tests)
-# environment: BUILD=DIR (default build-valgrind), VALGRIND_TIMEOUT=seconds per test (600),
+# environment: BUILD=DIR (default build-valgrind), VALGRIND_TIMEOUT=seconds per test (1200),
 #              VALGRIND_JOBS=N tests at a time (default: the number of cores)
 #
 # Tests see TS_VALGRIND=1 and may walk fewer random cases (test_properties does). The CLI
@@ -16,7 +16,7 @@ cd "$(dirname "$0")/.."
 root=$(pwd)
 build=${BUILD:-build-valgrind}
 filter=${1:-.}
-limit=${VALGRIND_TIMEOUT:-600}
+limit=${VALGRIND_TIMEOUT:-1200}
 skip='^test_calibrate$'
 
 if ! command -v valgrind >/dev/null 2>&1; then
