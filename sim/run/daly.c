@@ -331,23 +331,27 @@ static const char *fmt_exp(double x, char *buf, size_t n)
     return buf;
 }
 
-/* A number for a message: "%.3g" (fmt_3g) or "%g", or words when it is not finite. */
+/* A number for a message with `digits` significant digits (0: "%g"), or words when it is not
+ * finite. */
+static const char *fmt_num(double v, int digits, char *buf, size_t n)
+{
+    if (!isfinite(v))
+        snprintf(buf, n, "%s", isnan(v) ? "undefined" : "unbounded");
+    else if (digits > 0)
+        snprintf(buf, n, "%.*g", digits, v);
+    else
+        snprintf(buf, n, "%g", v);
+    return buf;
+}
+
 static const char *fmt_3g(double v, char *buf, size_t n)
 {
-    if (isfinite(v))
-        snprintf(buf, n, "%.3g", v);
-    else
-        snprintf(buf, n, "%s", isnan(v) ? "undefined" : "unbounded");
-    return buf;
+    return fmt_num(v, 3, buf, n);
 }
 
 static const char *fmt_g(double v, char *buf, size_t n)
 {
-    if (isfinite(v))
-        snprintf(buf, n, "%g", v);
-    else
-        snprintf(buf, n, "%s", isnan(v) ? "undefined" : "unbounded");
-    return buf;
+    return fmt_num(v, 0, buf, n);
 }
 
 /* log(e^x - 1) without overflow for large x. */
