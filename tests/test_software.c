@@ -135,6 +135,41 @@ static void an_explicit_parallel_key_beats_the_profile(void **state)
     assert_int_equal(ts_attention_resolve(&job.parallel, TS_GEN_HOPPER), TS_ATTN_FA2);
 }
 
+static void moe_dispatcher_and_overlap_come_from_the_profile_unless_the_job_gives_them(void **state)
+{
+    (void)state;
+    struct ts_job job;
+    struct ts_err err;
+    /* megatron-core: the plain all-to-all, not overlapped */
+    int rc = parse_llama("dgx-h100", "\"software\": \"megatron-core\"", &job, &err);
+    must_parse(rc, &err);
+    assert_int_equal(job.parallel.moe_dispatcher, TS_MOE_ALLTOALL);
+    assert_false(job.parallel.moe_a2a_overlap);
+    const char *deepep = "\"software\": {\"name\": \"x\", \"description\": \"d\", "
+                         "\"source\": \"s\", \"moe_dispatcher\": \"deepep\", "
+                         "\"moe_a2a_overlap\": true}";
+    rc = parse_llama("dgx-h100", deepep, &job, &err);
+    must_parse(rc, &err);
+    assert_int_equal(job.parallel.moe_dispatcher, TS_MOE_DEEPEP);
+    assert_true(job.parallel.moe_a2a_overlap);
+    /* the job's parallel keys win over the profile */
+    char text[1024];
+    snprintf(text, sizeof text, "%s, \"parallel\": {\"moe_dispatcher\": \"allgather\", "
+             "\"moe_a2a_overlap\": false}", deepep);
+    rc = parse_llama("dgx-h100", text, &job, &err);
+    must_parse(rc, &err);
+    assert_int_equal(job.parallel.moe_dispatcher, TS_MOE_ALLGATHER);
+    assert_false(job.parallel.moe_a2a_overlap);
+    /* unknown names are errors at their JSON path */
+    rc = parse_llama("dgx-h100", "\"parallel\": {\"moe_dispatcher\": \"hybridep\"}", &job, &err);
+    expect_error(rc, &err, "test.json: parallel.moe_dispatcher");
+    rc = parse_llama("dgx-h100", "\"software\": {\"name\": \"x\", \"description\": \"d\", "
+                     "\"source\": \"s\", \"moe_dispatcher\": \"nccl\"}", &job, &err);
+    expect_error(rc, &err, "software.moe_dispatcher");
+    rc = parse_llama("dgx-h100", "\"parallel\": {\"moe_a2a_overlap\": 1}", &job, &err);
+    expect_error(rc, &err, "parallel.moe_a2a_overlap");
+}
+
 static void megatron_core_reproduces_the_default_job_exactly(void **state)
 {
     (void)state;
@@ -558,6 +593,7 @@ int main(void)
         cmocka_unit_test(a_fused_xentropy_loss_holds_two_copies_of_the_logits_and_streams_once_each_way),
         cmocka_unit_test(each_logit_metric_adds_an_eager_fp32_cross_entropy_after_the_backward),
         cmocka_unit_test(triton_2022_runs_at_fa2_over_1_4_forward_and_over_2_backward),
+        cmocka_unit_test(moe_dispatcher_and_overlap_come_from_the_profile_unless_the_job_gives_them),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -113,6 +113,171 @@ static void finish(struct ts_coll_cost *c, double up_bw, double out_bw, bool pip
     c->time_s = c->latency_s + (pipelined ? fmax(c->up_s, c->out_s) : c->up_s + c->out_s);
 }
 
+/* ---------------------------------------------------------------- all-to-all */
+
+/* NCCL's direct all-to-all on NVLink reaches 0.744 of link rate: nccl-tests alltoall_perf on
+ * 4x H100 SXM in one node, 500 MiB, busbw 334.9 GB/s of 450 GB/s (NVIDIA/nccl issue #2169,
+ * NCCL 2.30.4, Simple protocol). The catalogue's scale-up efficiencies are ring bus
+ * bandwidths (DGX H100: 0.82), so all-to-all runs at 0.744 / 0.82 of a system's ring rate. */
+#define A2A_UP_OF_RING ((334.9 / 450.0) / 0.82)
+/* DeepEP's normal (high-throughput) kernels, V1 on H800 (NVLink 200 GB/s per direction, CX7
+ * 400 Gb/s = 50 GB/s), DeepSeek-V3 setting (4096 tokens, hidden 7168, top-8, top-4 groups):
+ * intranode EP8 dispatch 153 GB/s NVLink, internode EP32 58 GB/s and EP64 51 GB/s RDMA
+ * (github.com/deepseek-ai/DeepEP docs/legacy.md "Normal kernels"). The test that prints them
+ * (tests/legacy/test_internode.py) counts a token once per destination node including its
+ * own, and NVLink receives including its own rank, so the bytes that leave the GPU are
+ * 7/8 of the NVLink figure and, for uniform top-8 routing, 2.70 / 3.60 (EP32, 4 nodes) and
+ * 3.06 / 3.50 (EP64, 8 nodes under the top-4-node limit: 4 nodes of which 7/8 remote) of
+ * the RDMA ones: NVLink 153 x 7/8 / 200 = 0.67 (V2 on B200, README: 726 GB/s logical x 7/8
+ * / 900 = 0.71), RDMA 58 x 0.75 / 50 = 0.87 and 51 x 0.875 / 50 = 0.89. Fractions of link
+ * rate: */
+#define DEEPEP_UP_EFFICIENCY 0.69    /* mean of 0.67 (H800) and 0.71 (B200) */
+#define DEEPEP_OUT_EFFICIENCY 0.88   /* mean of EP32 and EP64 */
+
+/* Members of group g under the busiest leaf (or rail) switch: a leaf serves leaf_nodes
+ * nodes, i.e. leaf_nodes x gpus_per_node consecutive ranks. */
+static int members_per_leaf(const struct ts_system *sys, const struct ts_group *g)
+{
+    long span = (long)sys->scale_out.leaf_nodes * sys->gpus_per_node;
+    long m = g->stride >= span ? 1 : (span + g->stride - 1) / g->stride;
+    return (int)(m < g->size ? m : g->size);
+}
+
+/* Multiplier on a member's NIC time when `share` of its inter-domain bytes leave its leaf:
+ * every GPU under a leaf sends alike (all groups of a kind communicate together), so the
+ * leaf's uplinks, 1 / oversubscription of its down-links, carry share x the down-link
+ * traffic: time = max(bytes / B, share x bytes / (B / oversubscription)). This is the
+ * fabric's bisection for a uniform exchange (a full fat tree has 1:1). With a
+ * rail-optimized fabric NCCL's PXN (2.12+) first moves a message over NVLink to the GPU on
+ * the destination's rail, so it stays on one rail switch up to leaf_nodes nodes (NVIDIA
+ * blog "Doubling all2all performance with NCCL 2.12", 2022); DeepEP's RDMA goes to the
+ * same-index GPU of the remote node, the same rail. */
+static double bisection_factor(const struct ts_system *sys, const struct ts_group *g)
+{
+    if (g->size <= g->per_domain)
+        return 1.0;
+    int m_leaf = members_per_leaf(sys, g);
+    double share = (double)(g->size - m_leaf) / (g->size - g->per_domain);
+    return fmax(1.0, share * sys->scale_out.oversubscription);
+}
+
+/* NCCL all-to-all (nccl-tests src/alltoall.cu: one ncclSend and ncclRecv of S/n per peer
+ * inside a group call): S/n stays on the rank, S/n goes to each of the n_in - 1 domain
+ * peers over NVLink and to each of the n - n_in others through the rank's own NIC (NCCL
+ * does not spread one GPU's all-to-all over other NICs: nccl-tests issue #267). All peers
+ * progress at once over NCCL's channels, so the latency is one step of the slowest level
+ * crossed, not one per peer. Bus bandwidth check (nccl-tests issue #130): across N nodes
+ * of n_in GPUs, busbw = (n - 1) / n x S / t = (n - 1) / (n - n_in) x B_nic ~ N / (N - 1)
+ * B_nic. On a rail-optimized fabric PXN adds the NVLink hop to the destination's rail for
+ * the (per_node - 1) / per_node of the network bytes that leave from another GPU's rail. */
+static void alltoall_direct(const struct ts_system *sys, const struct ts_group *g, double S,
+                            struct ts_coll_cost *c)
+{
+    const struct ts_level *up = &sys->scale_up, *so = &sys->scale_out;
+    int n = g->size, n_in = g->per_domain, n_out = g->domains;
+    c->latency_s = n_out > 1 ? fmax(up->latency, so->latency) : up->latency;
+    c->up_bytes = (double)(n_in - 1) / n * S;
+    c->out_bytes = (double)(n - n_in) / n * S;
+    if (so->topology == TS_OUT_RAIL_OPTIMIZED && g->per_node > 1 && n_out > 1)
+        c->up_bytes += c->out_bytes * (g->per_node - 1) / g->per_node;
+    double up_bw = ts_comm_up_bandwidth(sys, g) * A2A_UP_OF_RING;
+    double out_bw = so->bandwidth * so->efficiency / bisection_factor(sys, g);
+    finish(c, up_bw, out_bw, true);
+}
+
+/* Probability that none of a token's k distinct experts (drawn uniformly from E) falls among
+ * m given ones: C(E - m, k) / C(E, k) = prod_{j<k} (E - m - j) / (E - j) (hypergeometric). */
+static double miss_probability(int E, int m, int k)
+{
+    double p = 1.0;
+    for (int j = 0; j < k; j++) {
+        if (E - m - j <= 0)
+            return 0.0;
+        p *= (double)(E - m - j) / (E - j);
+    }
+    return p;
+}
+
+double ts_comm_moe_copies(int experts, int top_k, int parts)
+{
+    TS_ASSERT(parts >= 1 && experts >= parts && top_k >= 1 && top_k <= experts,
+              "bad MoE layout: %d experts, top-%d, %d parts", experts, top_k, parts);
+    return parts * (1.0 - miss_probability(experts, experts / parts, top_k));
+}
+
+void ts_comm_moe_dispatch(const struct ts_system *sys, const struct ts_group *g,
+                          double tokens_bytes, int top_k, int experts, int ep,
+                          enum ts_moe_dispatcher dispatcher, struct ts_coll_cost *out)
+{
+    TS_ASSERT(ep == g->size, "EP group of %d ranks for ep = %d", g->size, ep);
+    TS_ASSERT(top_k >= 1 && experts >= ep && experts % ep == 0 && top_k <= experts,
+              "bad MoE layout: %d experts, top-%d, ep %d", experts, top_k, ep);
+    memset(out, 0, sizeof *out);
+    out->algo = TS_ALGO_DIRECT;
+    if (ep <= 1 || tokens_bytes <= 0)
+        return;
+    const struct ts_level *up = &sys->scale_up, *so = &sys->scale_out;
+    int n = g->size, n_in = g->per_domain, n_out = g->domains;
+    double a_max = n_out > 1 ? fmax(up->latency, so->latency) : up->latency;
+    switch (dispatcher) {
+    case TS_MOE_ALLTOALL:
+        /* Megatron-Core MoEAlltoAllTokenDispatcher: permute one copy per (token, routed
+         * expert), exchange the per-expert counts (one small all-to-all), then the tokens. */
+        ts_comm_collective(sys, TS_COLL_ALLTOALL, g, tokens_bytes * top_k, out);
+        out->latency_s += a_max;
+        out->time_s += a_max;
+        break;
+    case TS_MOE_ALLGATHER:
+        /* MoEAllGatherTokenDispatcher: all-gather the EP group's tokens (output n x the
+         * rank's tokens); each rank keeps those routed to its experts. */
+        ts_comm_collective(sys, TS_COLL_ALLGATHER, g, tokens_bytes * n, out);
+        break;
+    case TS_MOE_DEEPEP: {
+        /* DeepEP normal kernels (DeepSeek-V3 tech report sec. 3.2.2; DeepEP README): a token
+         * crosses the scale-out fabric once per destination NVLink domain holding one of its
+         * experts (RDMA to the same-index GPU there), then NVLink forwards it once per
+         * destination rank, not once per expert. With experts spread evenly, the expected
+         * destination domains of a token are n_out (1 - C(E - E/n_out, k) / C(E, k)), of which
+         * the own domain is one with its probability; forwarded copies land on another GPU
+         * with probability (n_in - 1) / n_in. Uniform routing, no node limit (DeepSeek-V3
+         * caps a token at 4 nodes, which only lowers these bytes). Layout notification and
+         * data are two steps; RDMA and NVLink forwarding are pipelined. */
+        double own = 1.0 - miss_probability(experts, experts / n_out, top_k);
+        double domains = ts_comm_moe_copies(experts, top_k, n_out);
+        double ranks = ts_comm_moe_copies(experts, top_k, n);
+        out->latency_s = 2.0 * a_max;
+        out->out_bytes = n_out > 1 ? tokens_bytes * (domains - own) : 0.0;
+        out->up_bytes = n_in > 1 ? tokens_bytes * ranks * (n_in - 1) / n_in : 0.0;
+        double up_bw = up->bandwidth * DEEPEP_UP_EFFICIENCY;
+        if (up->topology == TS_UP_MESH && up->domain_size > 1 && n_in < up->domain_size)
+            up_bw *= (double)(n_in - 1) / (up->domain_size - 1);
+        double out_bw = so->bandwidth * DEEPEP_OUT_EFFICIENCY / bisection_factor(sys, g);
+        finish(out, up_bw, out_bw, true);
+        break;
+    }
+    case TS_MOE_DISPATCHER_COUNT:
+        TS_ASSERT(false, "dispatcher %d", (int)dispatcher);
+    }
+}
+
+void ts_comm_moe_combine(const struct ts_system *sys, const struct ts_group *g,
+                         double tokens_bytes, int top_k, int experts, int ep,
+                         enum ts_moe_dispatcher dispatcher, struct ts_coll_cost *out)
+{
+    if (dispatcher != TS_MOE_ALLGATHER) {
+        /* all-to-all and DeepEP combine send back what dispatch brought (reversed). */
+        ts_comm_moe_dispatch(sys, g, tokens_bytes, top_k, experts, ep, dispatcher, out);
+        return;
+    }
+    TS_ASSERT(ep == g->size, "EP group of %d ranks for ep = %d", g->size, ep);
+    memset(out, 0, sizeof *out);
+    out->algo = TS_ALGO_RING;
+    if (ep <= 1 || tokens_bytes <= 0)
+        return;
+    /* The all-gather dispatcher combines by a reduce-scatter of the gathered buffer. */
+    ts_comm_collective(sys, TS_COLL_REDUCESCATTER, g, tokens_bytes * g->size, out);
+}
+
 bool ts_comm_collective_algo(const struct ts_system *sys, enum ts_coll coll,
                              const struct ts_group *g, double S, enum ts_algo algo,
                              struct ts_coll_cost *out)
@@ -210,13 +375,10 @@ bool ts_comm_collective_algo(const struct ts_system *sys, enum ts_coll coll,
                 c.out_bytes = S;
             else
                 c.up_bytes = S;
+            finish(&c, up_bw, out_bw, true);
         } else {
-            /* Pairwise exchange: S/n to each peer; peers outside the domain go via the NIC. */
-            c.latency_s = (n - 1) * a_max;
-            c.up_bytes = (double)(n_in - 1) / n * S;
-            c.out_bytes = (double)(n - n_in) / n * S;
+            alltoall_direct(sys, g, S, &c);
         }
-        finish(&c, up_bw, out_bw, true);
         break;
     }
     case TS_ALGO_COUNT:

@@ -42,6 +42,15 @@
  *   pat:           NCCL 2.23+ PAT all-gather / reduce-scatter, only for one rank per node:
  *                  latency alpha (floor log2 n / 3.5 + 0.2 n) (NCCL's log and linear terms
  *                  in units of its network step), ring bytes at 0.75 of the ring bandwidth.
+ *   direct:        send/recv: one step of the slowest level crossed. All-to-all (NCCL's
+ *                  grouped send/recv to every peer): S/n to each of the n_in - 1 domain
+ *                  peers over NVLink at the nccl-tests all-to-all rate (0.744 of link
+ *                  rate on H100 against the ring's 0.82), (n - n_in)/n S through the rank's
+ *                  own NIC, one step of latency (all peers at once); the NIC time grows by
+ *                  the fabric's bisection: when a share of the inter-domain peers sits
+ *                  under other leaf / rail switches, those bytes share the leaf's uplinks,
+ *                  1 / oversubscription of its down-links. On a rail-optimized fabric NCCL's
+ *                  PXN adds the NVLink hop onto the destination's rail.
  * Algorithms per collective follow NCCL 2.30 (src/graph/tuning.cc, ncclTopoTuneModel):
  * all-reduce ring / tree / nvls / hierarchical (NVLS_TREE); all-gather and reduce-scatter
  * ring / nvls / pat; all-to-all and send/recv direct. Broadcast and reduce are not used by
@@ -112,6 +121,38 @@ void ts_comm_collective(const struct ts_system *sys, enum ts_coll coll, const st
 bool ts_comm_collective_algo(const struct ts_system *sys, enum ts_coll coll,
                              const struct ts_group *g, double bytes, enum ts_algo algo,
                              struct ts_coll_cost *out);
+
+/* MoE token dispatch over the expert-parallel group g (ep ranks, `experts` routed experts
+ * spread evenly, each token routed to top_k distinct experts uniformly at random, i.e.
+ * balanced): cost of one dispatch of `tokens_bytes` (one rank's tokens entering the layer,
+ * tokens x hidden x bytes per element) with `dispatcher`:
+ *   alltoall   Megatron-Core's alltoall dispatcher: one copy per (token, routed expert) by
+ *              NCCL all-to-all (ts_comm_collective, S = top_k x tokens_bytes), plus one
+ *              step for the per-expert count exchange that precedes it;
+ *   deepep     DeepEP normal kernels / HybridEP (DeepSeek-V3 report sec. 3.2.2): one RDMA
+ *              copy per destination NVLink domain, then NVLink forwarding once per
+ *              destination rank; expected bytes by the hypergeometric closed form
+ *              (ts_comm_moe_copies), at DeepEP's measured fractions of link rate (0.69 NVLink,
+ *              0.88 RDMA, DeepEP README / docs/legacy.md), two steps of latency;
+ *   allgather  Megatron-Core's allgather dispatcher: all-gather of the group's tokens
+ *              (ts_comm_collective, output ep x tokens_bytes).
+ * Across domains both the NCCL and the DeepEP bytes pay the fabric's bisection (see direct
+ * above). ep must equal g->size and divide experts (a bug otherwise). A group of one rank
+ * costs nothing. up_bytes / out_bytes are what one GPU sends per level. */
+void ts_comm_moe_dispatch(const struct ts_system *sys, const struct ts_group *g,
+                          double tokens_bytes, int top_k, int experts, int ep,
+                          enum ts_moe_dispatcher dispatcher, struct ts_coll_cost *out);
+
+/* The matching combine (expert outputs back to their tokens' ranks): the same bytes as the
+ * dispatch for alltoall and deepep; a reduce-scatter of the gathered buffer for allgather. */
+void ts_comm_moe_combine(const struct ts_system *sys, const struct ts_group *g,
+                         double tokens_bytes, int top_k, int experts, int ep,
+                         enum ts_moe_dispatcher dispatcher, struct ts_coll_cost *out);
+
+/* Expected number of the `parts` equal shares of `experts` experts that hold at least one of
+ * a token's top_k distinct experts drawn uniformly: parts (1 - C(E - E/parts, k) / C(E, k)).
+ * parts = ep: destination ranks per token; parts = domains: destination domains. */
+double ts_comm_moe_copies(int experts, int top_k, int parts);
 
 /* Time of a point-to-point message between two ranks `distance` apart in rank order. */
 void ts_comm_p2p(const struct ts_system *sys, long distance, double bytes, struct ts_coll_cost *out);

@@ -44,7 +44,7 @@ static const char *const parallel_keys[] = {
     "recompute", "zero", "dp_overlap", "tp_comm_overlap", "p2p_overlap", "attention", "scatter_gather",
     "first_stage_layers", "last_stage_layers", "order", "bucket_size", "fp32_grads",
     "grad_accum_fusion", "zero_group", "fsdp_unit_layers", "fsdp_prefetch",
-    "fsdp_backward_prefetch", "ep", "etp", NULL,
+    "fsdp_backward_prefetch", "ep", "etp", "moe_dispatcher", "moe_a2a_overlap", NULL,
 };
 
 static int parse_order(const struct ts_jnode *node, int order[TS_PDIM_COUNT], struct ts_err *err)
@@ -95,7 +95,7 @@ int ts_parallel_parse(const struct ts_jnode *node, struct ts_parallel *p, struct
     /* Keys a software profile also sets: remember which the file gives (they win). */
     static const char *const pkey_names[TS_PKEY_COUNT] = {
         "attention", "p2p_overlap", "dp_overlap", "tp_comm_overlap", "fp32_grads",
-        "grad_accum_fusion"};
+        "grad_accum_fusion", "moe_dispatcher", "moe_a2a_overlap"};
     for (int i = 0; i < TS_PKEY_COUNT; i++)
         if (cJSON_GetObjectItemCaseSensitive(node->json, pkey_names[i]))
             p->given |= 1u << i;
@@ -145,6 +145,14 @@ int ts_parallel_parse(const struct ts_jnode *node, struct ts_parallel *p, struct
                                 &bwd, err)))
         return rc;
     p->fsdp_no_backward_prefetch = bwd == 2;
+    /* MoE token dispatch (overrides of the software profile's moe_dispatcher / moe_a2a_overlap,
+     * sim/spec/software.c). */
+    int disp = p->moe_dispatcher;
+    if ((rc = ts_jnode_get_enum(node, "moe_dispatcher", TS_OPTIONAL, ts_moe_dispatcher_names,
+                                TS_MOE_DISPATCHER_COUNT, &disp, err)) ||
+        (rc = ts_jnode_get_bool(node, "moe_a2a_overlap", TS_OPTIONAL, &p->moe_a2a_overlap, err)))
+        return rc;
+    p->moe_dispatcher = (uint8_t)disp;
     p->schedule = (enum ts_schedule)sched;
     if (ts_jnode_child(node, "recompute", &c) && (rc = ts_recompute_parse(&c, p, err)))
         return rc;

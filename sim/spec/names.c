@@ -15,6 +15,8 @@ const char *const ts_generation_names[TS_GEN_COUNT] = {"ampere", "hopper", "blac
 const char *const ts_tp_overlap_names[TS_TPO_COUNT] = {"userbuffers", "async_tp", "none"};
 const char *const ts_fuse_names[TS_FUSE_COUNT] = {"norm", "rotary", "bias_act", "swiglu",
                                                   "dropout_residual", "cross_entropy"};
+const char *const ts_moe_dispatcher_names[TS_MOE_DISPATCHER_COUNT] = {"alltoall", "deepep",
+                                                                     "allgather"};
 const char *const ts_optimizer_impl_names[TS_OPT_COUNT] = {"fused", "foreach", "per_tensor"};
 const char *const ts_up_topology_names[TS_UP_COUNT] = {"switch", "mesh", "ring", "torus"};
 const char *const ts_out_topology_names[TS_OUT_COUNT] = {"fat_tree", "rail_optimized", "torus"};
@@ -30,6 +32,7 @@ _Static_assert(TS_ATTN_COUNT == 10, "update ts_attention_names");
 _Static_assert(TS_GEN_COUNT == 6, "update ts_generation_names");
 _Static_assert(TS_TPO_COUNT == 3, "update ts_tp_overlap_names");
 _Static_assert(TS_FUSE_COUNT == 6, "update ts_fuse_names");
+_Static_assert(TS_MOE_DISPATCHER_COUNT == 3, "update ts_moe_dispatcher_names");
 _Static_assert(TS_OPT_COUNT == 3, "update ts_optimizer_impl_names");
 _Static_assert(TS_UP_COUNT == 4, "update ts_up_topology_names");
 _Static_assert(TS_OUT_COUNT == 3, "update ts_out_topology_names");

@@ -43,6 +43,18 @@
  *   master_weights                   "separate" (16-bit weights + fp32 master copy in the
  *                                    optimizer state; default) | "fp32_params" (parameters
  *                                    kept in fp32, cast to 16 bits on use)
+ *   moe_dispatcher                   "alltoall" | "deepep" | "allgather": how MoE layers
+ *                                    route tokens to their experts' ranks (Megatron-Core
+ *                                    --moe-token-dispatcher-type: alltoall, flex with the
+ *                                    DeepEP / HybridEP backend, allgather); default alltoall,
+ *                                    Megatron-Core's default since core 0.8 (a job's
+ *                                    parallel.moe_dispatcher wins)
+ *   moe_a2a_overlap                  bool (default false): the dispatch / combine all-to-all
+ *                                    runs behind another microbatch's compute (Megatron-Core
+ *                                    overlap_moe_expert_parallel_comm, 1F1B-interleaved
+ *                                    all-to-all overlap; DeepSeek-V3's DualPipe); off unless
+ *                                    the stack states it (a job's parallel.moe_a2a_overlap
+ *                                    wins)
  *   calibration                      {"note": text, "constants": [{"device", "compute_scale",
  *                                    "row"}]}: at most one fitted constant per device (a
  *                                    multiplier on its sustained_compute), with the one
@@ -99,7 +111,7 @@ static const char *const sw_keys[] = {
     "name", "description", "source", "notes", "attention", "p2p_overlap", "dp_overlap",
     "tp_comm_overlap", "fp32_grads", "grad_accum_fusion", "tp_overlap", "async_tp_hidden",
     "fused", "launch", "comm_contention", "optimizer", "grad_reduce_dtype", "master_weights",
-    "cross_entropy_kernel", "logit_metrics", "calibration",
+    "cross_entropy_kernel", "logit_metrics", "calibration", "moe_dispatcher", "moe_a2a_overlap",
     "validation", "max_published_mfu", NULL,
 };
 static const char *const launch_keys[] = {"host_dispatch", "kernel_latency", NULL};
@@ -263,8 +275,14 @@ int ts_software_parse(const struct ts_jnode *node, struct ts_software *sw, struc
         (rc = ts_jnode_get_bool(node, "comm_contention", TS_OPTIONAL, &m->contention, err)) ||
         (rc = ts_jnode_get_quantity(node, "async_tp_hidden", TS_OPTIONAL, TS_DIM_NUMBER, 0.0, 1.0,
                                     &m->async_tp_hidden, err)) ||
-        (rc = ts_jnode_get_int(node, "logit_metrics", TS_OPTIONAL, 0, 8, &m->logit_metrics, err)))
+        (rc = ts_jnode_get_int(node, "logit_metrics", TS_OPTIONAL, 0, 8, &m->logit_metrics, err)) ||
+        (rc = ts_jnode_get_bool(node, "moe_a2a_overlap", TS_OPTIONAL, &sw->moe_a2a_overlap, err)))
         return rc;
+    int disp = sw->moe_dispatcher;
+    if ((rc = ts_jnode_get_enum(node, "moe_dispatcher", TS_OPTIONAL, ts_moe_dispatcher_names,
+                                TS_MOE_DISPATCHER_COUNT, &disp, err)))
+        return rc;
+    sw->moe_dispatcher = (uint8_t)disp;
     int tpo = m->tp_overlap, opt = m->optimizer, red = 2, master = 0, ce = 0;
     static const char *const red_names[] = {"fp32", "bf16", "accumulation"};
     static const char *const master_names[] = {"separate", "fp32_params"};
@@ -346,6 +364,10 @@ void ts_software_apply(const struct ts_software *sw, struct ts_parallel *p)
         p->fp32_grads = sw->fp32_grads;
     if (!(p->given & (1u << TS_PKEY_GRAD_ACCUM_FUSION)))
         p->grad_accum_fusion = sw->grad_accum_fusion;
+    if (!(p->given & (1u << TS_PKEY_MOE_DISPATCHER)))
+        p->moe_dispatcher = sw->moe_dispatcher;
+    if (!(p->given & (1u << TS_PKEY_MOE_A2A_OVERLAP)))
+        p->moe_a2a_overlap = sw->moe_a2a_overlap;
     /* An attention setting the job did not give means the profile's kernel. */
     if (!(p->given & (1u << TS_PKEY_ATTENTION)))
         p->attention = TS_ATTN_FLASH;

@@ -129,6 +129,15 @@ extern const char *const ts_generation_names[TS_GEN_COUNT]; // "ampere", "hopper
 enum ts_tp_overlap { TS_TPO_USERBUFFERS, TS_TPO_ASYNC_TP, TS_TPO_NONE, TS_TPO_COUNT };
 extern const char *const ts_tp_overlap_names[TS_TPO_COUNT]; // "userbuffers", "async_tp", "none"
 
+/* How a stack routes an MoE layer's tokens to the ranks holding their experts (Megatron-Core
+ * --moe-token-dispatcher-type; sim/comm ts_comm_moe_dispatch prices each): "alltoall" (NCCL
+ * all-to-all of one copy per routed expert), "deepep" (DeepEP / HybridEP: one RDMA copy per
+ * destination NVLink domain, forwarded over NVLink), "allgather" (every rank gathers all
+ * tokens of the EP group and keeps its experts' ones). */
+enum ts_moe_dispatcher { TS_MOE_ALLTOALL, TS_MOE_DEEPEP, TS_MOE_ALLGATHER, TS_MOE_DISPATCHER_COUNT };
+extern const char *const ts_moe_dispatcher_names[TS_MOE_DISPATCHER_COUNT]; // "alltoall", "deepep",
+                                                                          //   "allgather"
+
 /* Element-wise ops a stack may fuse into a neighbouring kernel (sim/compute: extra HBM passes
  * and launches when unfused). */
 enum ts_fuse {
@@ -381,7 +390,8 @@ struct ts_sw_mech {
  * the job (or sweep) gave the key, which then wins over the profile. */
 enum ts_pkey {
     TS_PKEY_ATTENTION, TS_PKEY_P2P_OVERLAP, TS_PKEY_DP_OVERLAP, TS_PKEY_TP_COMM_OVERLAP,
-    TS_PKEY_FP32_GRADS, TS_PKEY_GRAD_ACCUM_FUSION, TS_PKEY_COUNT
+    TS_PKEY_FP32_GRADS, TS_PKEY_GRAD_ACCUM_FUSION, TS_PKEY_MOE_DISPATCHER,
+    TS_PKEY_MOE_A2A_OVERLAP, TS_PKEY_COUNT
 };
 
 struct ts_parallel {
@@ -442,6 +452,12 @@ struct ts_parallel {
                                 //   (Megatron-LM --gradient-accumulation-fusion, since late
                                 //   2021); false: a 16-bit gradient plus a separate add kernel;
                                 //   default true
+    uint8_t moe_dispatcher;     // enum ts_moe_dispatcher of MoE layers; default the software
+                                //   profile's (megatron-core: alltoall)
+    bool moe_a2a_overlap;       // MoE dispatch / combine all-to-all hidden behind another
+                                //   microbatch's compute (Megatron-Core 1F1B-interleaved
+                                //   overlap_moe_expert_parallel_comm, DualPipe-like); default
+                                //   the profile's (megatron-core: false)
     unsigned given;             // bit (1 << enum ts_pkey): key given explicitly
     struct ts_sw_mech sw;       // mechanisms of the software profile
 };
@@ -475,6 +491,8 @@ struct ts_software {
     char description[512];
     char source[TS_SOURCE_MAX];
     bool p2p_overlap, dp_overlap, tp_comm_overlap, fp32_grads, grad_accum_fusion;
+    uint8_t moe_dispatcher;             // enum ts_moe_dispatcher (default alltoall)
+    bool moe_a2a_overlap;               // default false
     struct ts_sw_mech mech;
     char calibration_note[TS_SW_ROW_MAX]; // the row each fitted constant was fitted on, or why none
     int n_bands;
