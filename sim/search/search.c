@@ -1169,7 +1169,10 @@ static void csv_sink(struct stream *st, long index, const struct ts_layout *l, c
             ts_buf_printf(b, ",,,,,,,,");
         }
         /* Last, so that the columns before keep their positions. */
-        ts_buf_printf(b, "%s,%d,%d\n", sw->software[l->software].name, l->ep, l->etp);
+        if (ts_model_is_moe(&sw->model))
+            ts_buf_printf(b, "%s,%d,%d\n", sw->software[l->software].name, l->ep, l->etp);
+        else
+            ts_buf_printf(b, "%s\n", sw->software[l->software].name);
     }
 }
 
@@ -1183,7 +1186,8 @@ static int csv_write(struct bnb *s, const char *path, struct worker *workers, in
     ts_buf_printf(&b, "system,nodes,gpus,global_batch,tp,pp,dp,cp,microbatch,schedule,virtual_stages,"
                   "sequence_parallel,recompute,zero,tp_comm_overlap,status,memory_gib,bound_time_s,"
                   "bound_cost_usd,pricing,iteration_s,tokens_per_s,mfu,time_to_train_s,"
-                  "estimated_time_to_train_s,cost_usd,meets,software,ep,etp\n");
+                  "estimated_time_to_train_s,cost_usd,meets,software%s\n",
+                  ts_model_is_moe(&s->sw->model) ? ",ep,etp" : "");
     struct csvw cw = {s, &b};
     done_sort(s);
     struct stream *st = stream_new(s->sw, opt, workers, nthreads, csv_sink, &cw);
