@@ -123,7 +123,9 @@ static void qwen3_30b_a3b_counts_match_the_shape_count_without_its_qk_norms(void
 
 /* One routed expert of the dense MLP's width, top-1, no shared expert: nothing is routed,
  * so iteration time, memory and FLOPs must equal the dense model's exactly, for every
- * layout (data, pipeline, interleaving, recomputation, ZeRO). */
+ * layout without tensor parallelism (data, pipeline, interleaving, recomputation, ZeRO).
+ * With tp = etp > 1 the two differ by design: the expert layer keeps its ETP-gathered
+ * input for the weight gradient where a dense sequence-parallel MLP re-gathers it. */
 static void one_expert_top1_moe_equals_the_dense_model_exactly(void **state)
 {
     (void)state;

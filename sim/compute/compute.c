@@ -186,6 +186,7 @@ struct shape {
     double experts; // routed experts E (router width)
     double topk;    // k
     double tr;      // tokens this GPU routes (Tn: its sequence-parallel share)
+    int etp;        // expert-tensor-parallel size
 };
 
 static void shape_init(struct shape *sh, const struct ts_job *job)
@@ -236,6 +237,7 @@ static void shape_init(struct shape *sh, const struct ts_job *job)
         sh->d_attn = 0.5 * (m->mla.qk_nope_head_dim + m->mla.qk_rope_head_dim + sh->d_v);
     }
     sh->moe = false;
+    sh->etp = 1;
 }
 
 /* The shape of an MoE layer on one GPU (Megatron-Core MoE with parallel folding and
@@ -264,6 +266,7 @@ static void shape_moe(struct shape *sh, const struct ts_job *job)
     sh->m_tot = (sh->n_local - 1.0) * sh->m_mean + sh->m_busy;
     sh->fe_l = (double)e->expert_ffn_hidden / p->etp;
     sh->fs_l = (double)e->shared_experts * e->shared_ffn_hidden / p->tp;
+    sh->etp = p->etp;
 }
 
 /* A weight-gradient GEMM ((m x T) times (T x n)) and, without gradient-accumulation fusion,
@@ -845,8 +848,11 @@ static double tensor_bytes(const struct shape *sh, const struct ts_job *job, boo
         return ein * Tn * h +
                (sh->mla ? ein * T * ((double)sh->mla->q_lora_rank + sh->mla->kv_lora_rank) : 0.0);
     case TS_T_NORM2_OUT:
-        /* MoE: the permuted token copies are the grouped fc1's input (its weight gradient) */
-        return ein * Tn * h + (sh->moe && sh->route ? ein * sh->m_tot * h : 0.0);
+        /* MoE: the permuted token copies are the grouped fc1's input (its weight gradient);
+         * with etp > 1 they are kept as gathered over ETP (Megatron-Core's dispatcher gathers
+         * them before the GroupedMLP, which saves its input: no re-gather in backward) */
+        return ein * Tn * h +
+               (sh->moe && (sh->route || sh->etp > 1) ? ein * sh->m_tot * h : 0.0);
     case TS_T_Q:
         return e * T * sh->a_l * d;
     case TS_T_K:

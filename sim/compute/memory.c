@@ -71,7 +71,8 @@ void ts_memory_stage(const struct ts_job *job, const struct ts_compute *c, int s
      * backward the unsharded gradients, in the compute precision, of the unit being produced
      * and of the one being reduce-scattered (accumulation happens in the sharded buffer). */
     if (par->zero >= 3) {
-        double unit = fmin(par->fsdp_unit_layers, ts_job_stage_layers(job, stage)) * c->layer.params;
+        double layer = c->moe ? fmax(c->layer.params, c->moe_layer.params) : c->layer.params;
+        double unit = fmin(par->fsdp_unit_layers, ts_job_stage_layers(job, stage)) * layer;
         double e = fp32 ? 4.0 : 2.0;    /* gathered and differentiated in the compute dtype */
         out->buffer_bytes = (1.0 + par->fsdp_prefetch) * unit * e + 2.0 * unit * e;
     }

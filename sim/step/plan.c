@@ -261,9 +261,11 @@ static void z3_chunk(const struct ts_job *job, const struct ts_compute *c, struc
     const struct ts_parallel *par = &job->parallel;
     int per_unit = par->fsdp_unit_layers < layers ? par->fsdp_unit_layers : layers;
     int n = (layers + per_unit - 1) / per_unit;
-    double unit_params = c->layer.params * layers / n;
     double embed_params = has_embed ? c->embed.params : 0.0;
     double out_params = has_output ? c->output.params : 0.0;
+    /* MoE chunks mix dense and MoE layers: their units hold the chunk's average layer */
+    double unit_params = c->moe ? (x->params - embed_params - out_params) / n
+                                : c->layer.params * layers / n;
     bool nic = plan->dp_over_nic;
 
     struct ts_coll_cost ag, rs, ag_first, ag_last, rs_extra;
