@@ -784,11 +784,13 @@ static double layer_params(const struct ts_model *m, double a, double g, double 
 }
 
 /* Routed-expert parameters of one MoE layer on a GPU holding n experts of width f (SwiGLU:
- * gate, up, down; GeLU: fc1, fc2, with biases when the model has them). */
+ * gate, up, down; GeLU: fc1, fc2; with biases when the model has them: one per output of
+ * each, as GPT-OSS's gate_up_proj_bias (2 f) and down_proj_bias (h)). */
 static double expert_params(const struct ts_model *m, double n, double f)
 {
     double h = m->hidden;
-    double per = (m->ffn == TS_FFN_GELU ? 2.0 : 3.0) * h * f + (m->bias ? f + h : 0.0);
+    double per = (m->ffn == TS_FFN_GELU ? 2.0 : 3.0) * h * f +
+                 (m->bias ? (m->ffn == TS_FFN_GELU ? f : 2.0 * f) + h : 0.0);
     return n * per;
 }
 
@@ -806,7 +808,11 @@ static double moe_layer_params(const struct ts_model *m, double a, double g, dou
     double bias = m->bias ? (a + 2.0 * g) * d + h + (fs > 0 ? fs + h : 0.0) : 0.0;
     double norms = 2.0 * h * (m->bias ? 2.0 : 1.0);
     bool route = e->experts > 1 || e->top_k > 1;
-    double router = route ? h * e->experts + (e->aux_loss_free ? e->experts : 0.0) : 0.0;
+    /* the router's own bias in models with biases (GPT-OSS), the balancing bias of
+     * aux-loss-free routing (DeepSeek-V3) */
+    double router = route ? h * e->experts + (m->bias ? e->experts : 0.0) +
+                                (e->aux_loss_free ? e->experts : 0.0)
+                          : 0.0;
     return attn + mlp + bias + norms + router;
 }
 
