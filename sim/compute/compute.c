@@ -169,6 +169,23 @@ struct shape {
     double drop;    // 1 if dropout is on
     int t;          // tensor-parallel size
     bool sp;
+    double d_attn;  // per-head width of the score and context GEMMs together, / 2 (MLA: the
+                    //   mean of the query-key and value dims; else d)
+    double d_v;     // per-head value width (output-projection input); d unless MLA
+    const struct ts_mla *mla; // multi-head latent attention, or NULL
+    /* MoE layers (moe true): the routed experts replace the MLP (sim/compute/moe notes in
+     * build_moe_shape) */
+    bool moe;
+    bool route;     // router and token permutation run (more than one expert or top_k > 1)
+    double n_local; // routed experts on this GPU, E / ep
+    double m_mean;  // tokens per local expert on average
+    double m_busy;  // tokens of the busiest expert (imbalance, capped by capacity)
+    double m_tot;   // token copies this GPU's experts compute: (n_local - 1) m_mean + m_busy
+    double fe_l;    // one routed expert's FFN width on this GPU, expert_ffn_hidden / etp
+    double fs_l;    // the shared experts' FFN width on this GPU (all of them), / tp
+    double experts; // routed experts E (router width)
+    double topk;    // k
+    double tr;      // tokens this GPU routes (Tn: its sequence-parallel share)
 };
 
 static void shape_init(struct shape *sh, const struct ts_job *job)
@@ -181,6 +198,19 @@ static void shape_init(struct shape *sh, const struct ts_job *job)
     sh->b = p->microbatch;
     sh->s = (double)m->seq_len / p->cp;
     sh->s_kv = m->seq_len;
+    /* Sliding-window attention: a windowed query attends to at most w keys. The counting
+     * convention takes the causal square at twice the work executed (s keys per query), so a
+     * windowed layer counts twice its executed keys: the mean of min(i + 1, w) over the s
+     * queries is w - w (w - 1) / (2 s), i.e. 2 w - w (w - 1) / s counted (s when w >= s).
+     * With a pattern (every N-th layer full) the layer cost is the mean over the pattern. */
+    if (m->sliding_window > 0 && m->sliding_window < m->seq_len) {
+        double w = m->sliding_window, s = m->seq_len;
+        double win = fmin(s, 2.0 * w - w * (w - 1.0) / s);
+        double nwin = m->sliding_window_pattern > 0
+                          ? (m->sliding_window_pattern - 1.0) / m->sliding_window_pattern
+                          : 1.0;
+        sh->s_kv = nwin * win + (1.0 - nwin) * s;
+    }
     sh->T = sh->b * sh->s;
     sh->Tn = sh->sp ? sh->T / t : sh->T;
     sh->h = m->hidden;
@@ -197,6 +227,43 @@ static void shape_init(struct shape *sh, const struct ts_job *job)
     sh->wgrad_out = fp32_main && fused ? 8.0 : sh->e;
     sh->wgrad_add = fp32_main && !fused ? sh->e + 8.0 : 0.0;
     sh->drop = m->dropout > 0 ? 1.0 : 0.0;
+    sh->d_attn = sh->d;
+    sh->d_v = sh->d;
+    sh->mla = NULL;
+    if (m->mla.on) {
+        sh->mla = &m->mla;
+        sh->d_v = m->mla.v_head_dim;
+        sh->d_attn = 0.5 * (m->mla.qk_nope_head_dim + m->mla.qk_rope_head_dim + sh->d_v);
+    }
+    sh->moe = false;
+}
+
+/* The shape of an MoE layer on one GPU (Megatron-Core MoE with parallel folding and
+ * sequence parallelism: each GPU routes its Tn = T / tp tokens; the ep x etp ranks of an
+ * expert-parallel x expert-tensor-parallel group exchange them, so an expert receives
+ * etp ep Tn k / E token copies on average and each of its etp ranks computes them all on
+ * its 1 / etp share of the FFN width). The busiest expert receives load_imbalance times
+ * the mean (capped at capacity_factor times the mean when tokens are dropped); it sits on
+ * the GPU that sets the pace, with its other experts at the mean. One expert with top-1
+ * routes nothing: no router, no permutation, no imbalance. */
+static void shape_moe(struct shape *sh, const struct ts_job *job)
+{
+    const struct ts_moe *e = &job->model.moe;
+    const struct ts_parallel *p = &job->parallel;
+    sh->moe = true;
+    sh->experts = e->experts;
+    sh->topk = e->top_k;
+    sh->route = e->experts > 1 || e->top_k > 1;
+    sh->n_local = (double)e->experts / p->ep;
+    sh->tr = sh->Tn;
+    sh->m_mean = (double)p->etp * p->ep * sh->tr * e->top_k / e->experts;
+    double busy = sh->route ? e->load_imbalance : 1.0;
+    if (e->capacity_factor > 0)
+        busy = fmin(busy, e->capacity_factor);
+    sh->m_busy = busy * sh->m_mean;
+    sh->m_tot = (sh->n_local - 1.0) * sh->m_mean + sh->m_busy;
+    sh->fe_l = (double)e->expert_ffn_hidden / p->etp;
+    sh->fs_l = (double)e->shared_experts * e->shared_ffn_hidden / p->tp;
 }
 
 /* A weight-gradient GEMM ((m x T) times (T x n)) and, without gradient-accumulation fusion,
@@ -267,17 +334,17 @@ static double attention_fwd(const struct kern *k, const struct shape *sh, bool f
     if (flash_attn) {
         /* 4 b a s s_kv d: QK^T and PV, full square by convention; causal skips half. With
          * context parallelism the load-balanced chunks keep the half on every rank. */
-        double flops = 4.0 * batch * sh->s * sh->s_kv * sh->d;
+        double flops = 4.0 * batch * sh->s * sh->s_kv * sh->d_attn;
         double bytes = sh->e * sh->T * (2.0 * sh->a_l + 2.0 * sh->g_l) * sh->d;
         flash(k, p, flops, 0.5, ts_attn_efficiency(k->acc, k->attn_kind, sh->s, (int)sh->d, true, false),
               bytes);
     } else {
         double elems = batch * sh->s * sh->s_kv;
-        gemm_attn(k, p, sh->s, sh->s_kv, sh->d, batch, sh->e);          // Q K^T
+        gemm_attn(k, p, sh->s, sh->s_kv, sh->d_attn, batch, sh->e);     // Q K^T
         stream(k, p, 2.0 * sh->e * elems);                         // fused scale-mask-softmax
         if (sh->drop > 0)
             stream(k, p, (2.0 * sh->e + 1.0) * elems);             // dropout (+ 1-byte mask)
-        gemm_attn(k, p, sh->s, sh->d, sh->s_kv, batch, sh->e);          // probabilities x V
+        gemm_attn(k, p, sh->s, sh->d_attn, sh->s_kv, batch, sh->e);     // probabilities x V
     }
     return p->gemm_s + p->attn_s + p->mem_s - t0;
 }
@@ -288,19 +355,19 @@ static double attention_bwd(const struct kern *k, const struct shape *sh, bool f
     double t0 = p->gemm_s + p->attn_s + p->mem_s;
     double batch = sh->b * sh->a_l;
     if (flash_attn) {
-        double flops = 8.0 * batch * sh->s * sh->s_kv * sh->d;
+        double flops = 8.0 * batch * sh->s * sh->s_kv * sh->d_attn;
         double bytes = sh->e * sh->T * (4.0 * sh->a_l + 4.0 * sh->g_l) * sh->d;
         flash(k, p, flops, 0.5, ts_attn_efficiency(k->acc, k->attn_kind, sh->s, (int)sh->d, true, true),
               bytes);
     } else {
         double elems = batch * sh->s * sh->s_kv;
-        gemm_attn(k, p, sh->s, sh->s_kv, sh->d, batch, sh->e);          // dP = dO V^T
-        gemm_attn(k, p, sh->s_kv, sh->d, sh->s, batch, sh->e);          // dV = P^T dO
+        gemm_attn(k, p, sh->s, sh->s_kv, sh->d_attn, batch, sh->e);     // dP = dO V^T
+        gemm_attn(k, p, sh->s_kv, sh->d_attn, sh->s, batch, sh->e);     // dV = P^T dO
         if (sh->drop > 0)
             stream(k, p, (2.0 * sh->e + 1.0) * elems);             // dropout backward
         stream(k, p, 3.0 * sh->e * elems);                         // softmax backward
-        gemm_attn(k, p, sh->s, sh->d, sh->s_kv, batch, sh->e);          // dQ = dS K
-        gemm_attn(k, p, sh->s_kv, sh->d, sh->s, batch, sh->e);          // dK = dS^T Q
+        gemm_attn(k, p, sh->s, sh->d_attn, sh->s_kv, batch, sh->e);     // dQ = dS K
+        gemm_attn(k, p, sh->s_kv, sh->d_attn, sh->s, batch, sh->e);     // dK = dS^T Q
     }
     return p->gemm_s + p->attn_s + p->mem_s - t0;
 }
@@ -331,6 +398,7 @@ static void unfused_residual(const struct kern *k, const struct shape *sh, struc
 }
 
 
+
 /* The forward ops of a layer, in program order, as the recomputation graph names them
  * (sim/spec/recompute.c lists the tensors each produces). */
 enum layer_op {
@@ -348,6 +416,211 @@ enum layer_op {
 };
 #define OP_BIT(o) (1u << (o))
 #define OPS_ALL ((1u << OP_COUNT) - 1u)
+
+/* ---------------------------------------------------------------- MoE block */
+
+/* One group of a grouped GEMM (M x K times K x N): its time without the launch, as gemm_at
+ * prices a GEMM in the job's precision, and its FLOPs. */
+static double group_time(const struct kern *k, double m, double n, double kk, double out_bytes,
+                         double *flops)
+{
+    double f = 2.0 * m * n * kk * 1.0;
+    double eff = ts_gemm_curve_eval(k->curve, f);
+    double t_compute = f / (k->gemm_peak * eff);
+    double t_inputs = 1.0 * k->gemm_in_bytes * (m * kk + kk * n) / k->mem_bw;
+    double t_output = 1.0 * out_bytes * m * n / k->mem_bw;
+    *flops = f;
+    return fmax(t_compute, t_inputs) + t_output;
+}
+
+/* The routed experts' grouped GEMM on one GPU (one kernel: Megatron-Core --moe-grouped-gemm,
+ * Transformer Engine / CUTLASS grouped GEMM): n_local - 1 experts with m_mean tokens and the
+ * busiest with m_busy, each group at the efficiency the accelerator's GEMM curve gives its
+ * own size (small per-expert M runs far below peak, as a dense GEMM of that M would). The
+ * token count is the M dimension (tok_m: forward and data gradient, N = d1, K = d2) or the K
+ * dimension (weight gradient: M = d1, N = d2). In fp8 recipes the token operand is cast
+ * first, as `linear` does. */
+static void grouped(const struct kern *k, const struct shape *sh, struct ts_pass *p, bool tok_m,
+                    double d1, double d2, double out_bytes)
+{
+    double fm = 0.0, fb = 0.0, tm = 0.0, tb;
+    if (tok_m) {
+        if (k->fp8) {
+            double c = 4.0 * sh->m_tot * d2 / k->mem_bw + k->latency;
+            p->mem_s += c;
+            p->kernels += 1;
+        }
+        if (sh->n_local > 1)
+            tm = group_time(k, sh->m_mean, d1, d2, out_bytes, &fm);
+        tb = group_time(k, sh->m_busy, d1, d2, out_bytes, &fb);
+    } else {
+        if (sh->n_local > 1)
+            tm = group_time(k, d1, d2, sh->m_mean, out_bytes, &fm);
+        tb = group_time(k, d1, d2, sh->m_busy, out_bytes, &fb);
+    }
+    p->flops += (sh->n_local - 1.0) * fm + fb;
+    p->gemm_s += (sh->n_local - 1.0) * tm + tb + k->latency;
+    p->kernels += 1;
+}
+
+/* The router: a GEMM of the routed tokens against the E expert columns (kept in 16 bits, as
+ * Megatron-Core runs it outside the fp8 region), then the score function and top-k over
+ * fp32 logits (read the logits, write the scores, read them for top-k: 12 bytes a logit). */
+static void router_fwd(const struct kern *k, const struct shape *sh, struct ts_pass *p)
+{
+    gemm_at(k, p, sh->tr, sh->experts, sh->h, 1, sh->e, k->attn_curve, k->attn_peak, sh->e);
+    stream(k, p, 12.0 * sh->tr * sh->experts);
+}
+
+/* Token permutation (gather each token's k copies into expert order, Megatron-Core
+ * moe_utils.permute) and its inverse (scatter back with the routing weights): memory-bound,
+ * reading one side and writing the other, e (Tn h + k Tn h) bytes each. With several local
+ * experts fed by several ranks the received tokens are sorted again by local expert
+ * (sort_chunks_by_idxs), 2 e bytes per received element. */
+static void permute_pass(const struct kern *k, const struct shape *sh, struct ts_pass *p,
+                         bool sort_first)
+{
+    double e = sh->e, h = sh->h;
+    double sort = sh->n_local > 1 && sh->m_tot > 0 && sh->experts > sh->n_local;
+    if (sort_first && sort)
+        stream(k, p, 2.0 * e * sh->m_tot * h / 1.0);
+    stream(k, p, e * sh->tr * h + e * sh->topk * sh->tr * h);
+    if (!sort_first && sort)
+        stream(k, p, 2.0 * e * sh->m_tot * h / 1.0);
+}
+
+/* Forward of the MoE block's ops (fc1: router, permutation, expert and shared fc1; act;
+ * fc2: expert and shared fc2, unpermutation). The all-to-alls and the expert-tensor-parallel
+ * collectives between them are priced by the step plan. */
+static void moe_fwd(const struct kern *k, const struct shape *sh, const struct ts_model *m,
+                    unsigned ops, struct ts_pass *p, double w)
+{
+    double e = sh->e, T = sh->T, h = sh->h;
+    double gate = m->ffn == TS_FFN_GELU ? 1.0 : 2.0;
+    if (ops & OP_BIT(OP_FC1)) {
+        if (sh->route) {
+            router_fwd(k, sh, p);
+            permute_pass(k, sh, p, false);
+        }
+        grouped(k, sh, p, true, gate * sh->fe_l, h, e);             // experts fc1 (gate + up)
+        if (sh->fs_l > 0)
+            linear(k, p, T, gate * sh->fs_l, h, e);                // shared experts fc1
+    }
+    if (ops & OP_BIT(OP_ACT)) {
+        double per = m->ffn == TS_FFN_GELU ? 2.0 : 3.0;
+        stream(k, p, per * e * sh->m_tot * sh->fe_l);              // activation
+        if (m->ffn != TS_FFN_GELU && !k->fused[TS_FUSE_SWIGLU])
+            unfused(k, p, w * 2.0 * e * sh->m_tot * sh->fe_l, w);
+        if (sh->fs_l > 0)
+            stream(k, p, per * e * T * sh->fs_l);
+    }
+    if (ops & OP_BIT(OP_FC2)) {
+        grouped(k, sh, p, true, h, sh->fe_l, e);                    // experts fc2 (down)
+        if (sh->fs_l > 0)
+            linear(k, p, T, h, sh->fs_l, e);                       // shared experts fc2
+        if (sh->route)
+            permute_pass(k, sh, p, true);                           // unpermute
+    }
+}
+
+static void moe_bwd(const struct kern *k, const struct shape *sh, const struct ts_model *m,
+                    struct ts_pass *p)
+{
+    double e = sh->e, T = sh->T, h = sh->h, w = 2.0;
+    double gate = m->ffn == TS_FFN_GELU ? 1.0 : 2.0;
+    if (sh->route)
+        permute_pass(k, sh, p, false);                              // unpermute backward
+    grouped(k, sh, p, true, sh->fe_l, h, e);                        // experts fc2 dgrad
+    grouped(k, sh, p, false, sh->fe_l, h, sh->wgrad_out);           // experts fc2 wgrad
+    if (sh->wgrad_add > 0)
+        stream(k, p, sh->wgrad_add * sh->fe_l * h * sh->n_local);
+    if (sh->fs_l > 0) {
+        linear(k, p, T, sh->fs_l, h, e);
+        wgrad(k, sh, p, sh->fs_l, h, T);
+    }
+    double per = m->ffn == TS_FFN_GELU ? 3.0 : 5.0;
+    stream(k, p, per * e * sh->m_tot * sh->fe_l);                   // activation backward
+    if (m->ffn != TS_FFN_GELU && !k->fused[TS_FUSE_SWIGLU])
+        unfused(k, p, w * 2.0 * e * sh->m_tot * sh->fe_l, w);
+    if (sh->fs_l > 0)
+        stream(k, p, per * e * T * sh->fs_l);
+    grouped(k, sh, p, true, h, gate * sh->fe_l, e);                 // experts fc1 dgrad
+    grouped(k, sh, p, false, h, gate * sh->fe_l, sh->wgrad_out);    // experts fc1 wgrad
+    if (sh->wgrad_add > 0)
+        stream(k, p, sh->wgrad_add * h * (gate * sh->fe_l) * sh->n_local);
+    if (sh->fs_l > 0) {
+        linear(k, p, T, h, gate * sh->fs_l, e);
+        wgrad(k, sh, p, h, gate * sh->fs_l, T);
+    }
+    if (sh->route) {
+        permute_pass(k, sh, p, true);                               // permute backward
+        stream(k, p, 12.0 * sh->tr * sh->experts);                  // score backward
+        gemm_at(k, p, sh->tr, sh->h, sh->experts, 1, sh->e, k->attn_curve, k->attn_peak, sh->e);
+        gemm_at(k, p, sh->h, sh->experts, sh->tr, 1, 4.0, k->attn_curve, k->attn_peak, sh->e);
+    }
+}
+
+/* ---------------------------------------------------------------- multi-head latent attention */
+
+/* The MLA projections (DeepSeek-V2 sec. 2.1.2-2.1.3; Megatron-Core MLASelfAttention): the
+ * down projections to the query latent (q_lora_rank) and to the key-value latent
+ * (kv_lora_rank) plus the shared rope key are replicated over TP; the up projections to the
+ * heads' nope + rope queries and nope keys + values are column-parallel. Each GEMM is
+ * (M, N, K) = (T, out, in). */
+struct mla_gemm { double n, kk; };
+
+static int mla_gemms(const struct shape *sh, struct mla_gemm g[4])
+{
+    const struct ts_mla *a = sh->mla;
+    double qk = a->qk_nope_head_dim + a->qk_rope_head_dim;
+    int n = 0;
+    double q_in = sh->h;
+    if (a->q_lora_rank > 0) {
+        g[n++] = (struct mla_gemm){a->q_lora_rank, sh->h};
+        q_in = a->q_lora_rank;
+    }
+    g[n++] = (struct mla_gemm){(double)a->kv_lora_rank + a->qk_rope_head_dim, sh->h};
+    g[n++] = (struct mla_gemm){sh->a_l * qk, q_in};
+    g[n++] = (struct mla_gemm){sh->a_l * ((double)a->qk_nope_head_dim + a->v_head_dim),
+                               a->kv_lora_rank};
+    return n;
+}
+
+static void mla_fwd(const struct kern *k, const struct shape *sh, struct ts_pass *p)
+{
+    const struct ts_mla *a = sh->mla;
+    struct mla_gemm g[4];
+    int n = mla_gemms(sh, g);
+    for (int i = 0; i < n; i++)
+        linear(k, p, sh->T, g[i].n, g[i].kk, sh->e);
+    stream(k, p, 2.0 * sh->e * sh->T * ((double)a->q_lora_rank + a->kv_lora_rank)); // latent norms
+    stream(k, p, 2.0 * sh->e * sh->T * (sh->a_l + 1.0) * a->qk_rope_head_dim);       // rotary
+}
+
+static void mla_bwd(const struct kern *k, const struct shape *sh, struct ts_pass *p)
+{
+    const struct ts_mla *a = sh->mla;
+    struct mla_gemm g[4];
+    int n = mla_gemms(sh, g);
+    stream(k, p, 2.0 * sh->e * sh->T * (sh->a_l + 1.0) * a->qk_rope_head_dim);
+    stream(k, p, 3.0 * sh->e * sh->T * ((double)a->q_lora_rank + a->kv_lora_rank));
+    for (int i = n - 1; i >= 0; i--) {
+        linear(k, p, sh->T, g[i].kk, g[i].n, sh->e);
+        wgrad(k, sh, p, g[i].kk, g[i].n, sh->T);
+    }
+}
+
+/* Attention parameters of one layer on a GPU with `a` query heads (MLA: down projections
+ * and latent norms whole, up projections and output split). */
+static double mla_params(const struct ts_model *m, double a)
+{
+    const struct ts_mla *x = &m->mla;
+    double h = m->hidden, q = x->q_lora_rank, kv = x->kv_lora_rank;
+    double qk = (double)x->qk_nope_head_dim + x->qk_rope_head_dim;
+    double down = (q > 0 ? h * q + q : 0.0) + h * (kv + x->qk_rope_head_dim) + kv;
+    double up = (q > 0 ? q : h) * a * qk + kv * a * ((double)x->qk_nope_head_dim + x->v_head_dim);
+    return down + up + a * x->v_head_dim * h;
+}
 
 /* Which ops of layer_fwd run, and which of their outputs are wanted (a fused GEMM whose
  * outputs are only partly wanted runs only those columns: the q, k, v and gate, up
@@ -386,7 +659,9 @@ static double layer_fwd(const struct kern *k, const struct shape *sh, const stru
         stream(k, p, 2.0 * e * Tn * h);                             // input norm
         unfused_layer_norm(k, sh, m, p, w);
     }
-    if (ops & OP_BIT(OP_QKV)) {
+    if ((ops & OP_BIT(OP_QKV)) && sh->mla) {
+        mla_fwd(k, sh, p);                                         // MLA projections
+    } else if (ops & OP_BIT(OP_QKV)) {
         linear(k, p, T, qkv_n, h, e);                              // QKV projection
         if (!m->learned_positions && rope_n > 0) {
             stream(k, p, 2.0 * e * T * rope_n);                     // rotary embedding on q, k
@@ -399,7 +674,7 @@ static double layer_fwd(const struct kern *k, const struct shape *sh, const stru
         attn_gemm = p->gemm_s - ga;
     }
     if (ops & OP_BIT(OP_PROJ))
-        linear(k, p, T, h, sh->a_l * sh->d, e);                    // output projection
+        linear(k, p, T, h, sh->a_l * sh->d_v, e);                  // output projection
     if (ops & OP_BIT(OP_ADD1)) {
         stream(k, p, (3.0 * e + sh->drop) * Tn * h);                // bias-dropout-add
         unfused_residual(k, sh, p, w);
@@ -408,7 +683,9 @@ static double layer_fwd(const struct kern *k, const struct shape *sh, const stru
         stream(k, p, 2.0 * e * Tn * h);                             // post-attention norm
         unfused_layer_norm(k, sh, m, p, w);
     }
-    if (m->ffn == TS_FFN_GELU) {
+    if (sh->moe) {
+        moe_fwd(k, sh, m, ops, p, w);                              // routed + shared experts
+    } else if (m->ffn == TS_FFN_GELU) {
         if (ops & OP_BIT(OP_FC1))
             linear(k, p, T, sh->f_l, h, e);                        // fc1
         if (ops & OP_BIT(OP_ACT)) {
@@ -425,7 +702,7 @@ static double layer_fwd(const struct kern *k, const struct shape *sh, const stru
                 unfused(k, p, w * 2.0 * e * T * sh->f_l, w);
         }
     }
-    if (ops & OP_BIT(OP_FC2))
+    if ((ops & OP_BIT(OP_FC2)) && !sh->moe)
         linear(k, p, T, h, sh->f_l, e);                            // fc2 / down
     if (ops & OP_BIT(OP_ADD2)) {
         stream(k, p, (3.0 * e + sh->drop) * Tn * h);                // bias-dropout-add
@@ -446,6 +723,9 @@ static double layer_bwd(const struct kern *k, const struct shape *sh, const stru
     double w = 2.0;                                                 // backward: twice the forward extra
     stream(k, p, (3.0 * e + sh->drop) * Tn * h);                    // residual + dropout grad
     unfused_residual(k, sh, p, w);
+    if (sh->moe) {
+        moe_bwd(k, sh, m, p);
+    } else {
     linear(k, p, T, sh->f_l, h, e);                                // fc2 dgrad
     wgrad(k, sh, p, sh->f_l, h, T);                               // fc2 wgrad
     if (m->ffn == TS_FFN_GELU) {
@@ -461,21 +741,26 @@ static double layer_bwd(const struct kern *k, const struct shape *sh, const stru
         linear(k, p, T, h, 2.0 * sh->f_l, e);                      // gate+up dgrad
         wgrad(k, sh, p, h, 2.0 * sh->f_l, T);                     // gate+up wgrad
     }
+    }
     stream(k, p, 3.0 * e * Tn * h);                                 // norm backward
     unfused_layer_norm(k, sh, m, p, w);
     stream(k, p, (3.0 * e + sh->drop) * Tn * h);                    // residual + dropout grad
     unfused_residual(k, sh, p, w);
-    linear(k, p, T, sh->a_l * sh->d, h, e);                        // projection dgrad
-    wgrad(k, sh, p, sh->a_l * sh->d, h, T);                       // projection wgrad
+    linear(k, p, T, sh->a_l * sh->d_v, h, e);                      // projection dgrad
+    wgrad(k, sh, p, sh->a_l * sh->d_v, h, T);                     // projection wgrad
     double ga = p->gemm_s;
     *attn_s = attention_bwd(k, sh, flash_attn, p);
     double attn_gemm = p->gemm_s - ga;
-    if (!m->learned_positions) {
-        stream(k, p, 2.0 * e * T * (sh->a_l + sh->g_l) * sh->d);   // rotary backward
-        unfused_rotary(k, sh, p, w);
+    if (sh->mla) {
+        mla_bwd(k, sh, p);
+    } else {
+        if (!m->learned_positions) {
+            stream(k, p, 2.0 * e * T * (sh->a_l + sh->g_l) * sh->d);   // rotary backward
+            unfused_rotary(k, sh, p, w);
+        }
+        linear(k, p, T, h, qkv_n, e);                                  // QKV dgrad
+        wgrad(k, sh, p, h, qkv_n, T);                                 // QKV wgrad
     }
-    linear(k, p, T, h, qkv_n, e);                                  // QKV dgrad
-    wgrad(k, sh, p, h, qkv_n, T);                                 // QKV wgrad
     stream(k, p, 3.0 * e * Tn * h);                                 // norm backward
     unfused_layer_norm(k, sh, m, p, w);
     pass_total_k(k, p);
@@ -483,14 +768,43 @@ static double layer_bwd(const struct kern *k, const struct shape *sh, const stru
 }
 
 /* Parameters of one layer on a GPU holding `a` query heads, `g` KV heads and MLP width `f`. */
+static double mla_params(const struct ts_model *m, double a);
+
 static double layer_params(const struct ts_model *m, double a, double g, double f)
 {
     double h = m->hidden, d = m->head_dim;
-    double attn = h * (a + 2.0 * g) * d + a * d * h;
+    double attn = m->mla.on ? mla_params(m, a) : h * (a + 2.0 * g) * d + a * d * h;
     double mlp = (m->ffn == TS_FFN_GELU ? 2.0 : 3.0) * h * f;
     double bias = m->bias ? (a + 2.0 * g) * d + h + f + h : 0.0;
     double norms = 2.0 * h * (m->bias ? 2.0 : 1.0);
     return attn + mlp + bias + norms;
+}
+
+/* Routed-expert parameters of one MoE layer on a GPU holding n experts of width f (SwiGLU:
+ * gate, up, down; GeLU: fc1, fc2, with biases when the model has them). */
+static double expert_params(const struct ts_model *m, double n, double f)
+{
+    double h = m->hidden;
+    double per = (m->ffn == TS_FFN_GELU ? 2.0 : 3.0) * h * f + (m->bias ? f + h : 0.0);
+    return n * per;
+}
+
+/* Parameters of one MoE layer on a GPU with `a` query heads, `g` KV heads, n local experts of
+ * width f, shared experts of total width fs (all of them): attention, norms, the router
+ * (h E, replicated; plus the E balancing biases of aux-loss-free routing, DeepSeek-V3's
+ * e_score_correction_bias), shared and routed experts. One expert with top-1 has no router. */
+static double moe_layer_params(const struct ts_model *m, double a, double g, double n, double f,
+                               double fs)
+{
+    const struct ts_moe *e = &m->moe;
+    double h = m->hidden, d = m->head_dim;
+    double attn = m->mla.on ? mla_params(m, a) : h * (a + 2.0 * g) * d + a * d * h;
+    double mlp = (m->ffn == TS_FFN_GELU ? 2.0 : 3.0) * h * fs + expert_params(m, n, f);
+    double bias = m->bias ? (a + 2.0 * g) * d + h + (fs > 0 ? fs + h : 0.0) : 0.0;
+    double norms = 2.0 * h * (m->bias ? 2.0 : 1.0);
+    bool route = e->experts > 1 || e->top_k > 1;
+    double router = route ? h * e->experts + (e->aux_loss_free ? e->experts : 0.0) : 0.0;
+    return attn + mlp + bias + norms + router;
 }
 
 /* ---------------------------------------------------------------- recomputation */
@@ -527,13 +841,18 @@ static double tensor_bytes(const struct shape *sh, const struct ts_job *job, boo
     case TS_T_RESIDUAL1:
         return e * Tn * h;
     case TS_T_NORM1_OUT:
+        /* MLA: the latents are the up projections' inputs, kept for their weight gradient */
+        return ein * Tn * h +
+               (sh->mla ? ein * T * ((double)sh->mla->q_lora_rank + sh->mla->kv_lora_rank) : 0.0);
     case TS_T_NORM2_OUT:
-        return ein * Tn * h;
+        /* MoE: the permuted token copies are the grouped fc1's input (its weight gradient) */
+        return ein * Tn * h + (sh->moe && sh->route ? ein * sh->m_tot * h : 0.0);
     case TS_T_Q:
         return e * T * sh->a_l * d;
     case TS_T_K:
-    case TS_T_V:
         return e * T * sh->g_l * d;
+    case TS_T_V:
+        return e * T * sh->g_l * sh->d_v;
     case TS_T_SOFTMAX:
         return fl ? 0.0 : e * ss;
     case TS_T_ATTN_DROPOUT_MASK:
@@ -541,7 +860,7 @@ static double tensor_bytes(const struct shape *sh, const struct ts_job *job, boo
     case TS_T_ATTN_PROBS:
         return fl ? 0.0 : sh->drop * e * ss;
     case TS_T_CORE_ATTN_OUT:
-        return ein * T * sh->a_l * d + (fl ? 4.0 * sh->b * sh->a_l * sh->s : 0.0);
+        return ein * T * sh->a_l * sh->d_v + (fl ? 4.0 * sh->b * sh->a_l * sh->s : 0.0);
     case TS_T_PROJ_OUT:
     case TS_T_MLP_OUT:
         return e * Tn * h;
@@ -549,10 +868,16 @@ static double tensor_bytes(const struct shape *sh, const struct ts_job *job, boo
     case TS_T_MLP_DROPOUT_MASK:
         return sh->drop * Tn * h;
     case TS_T_MLP_GATE:
+        if (sh->moe)
+            return m->ffn == TS_FFN_GELU ? 0.0 : e * (sh->m_tot * sh->fe_l + T * sh->fs_l);
         return m->ffn == TS_FFN_GELU ? 0.0 : e * T * sh->f_l;
     case TS_T_MLP_UP:
+        if (sh->moe)
+            return e * (sh->m_tot * sh->fe_l + T * sh->fs_l);
         return e * T * sh->f_l;
     case TS_T_MLP_ACT:
+        if (sh->moe)
+            return ein * (sh->m_tot * sh->fe_l + T * sh->fs_l);
         return ein * T * sh->f_l;
     case TS_T_COUNT:
         break;
@@ -680,6 +1005,36 @@ static void recompute_build(const struct kern *k, const struct shape *sh, const 
     R->regen_bytes = saved_bytes(sh, job, fl, r.outs & TS_T_ALL);
 }
 
+/* Matmul FLOPs per token of one layer's forward by the model-FLOPs convention (Narayanan
+ * et al. SC21 eq. 3 generalised as Megatron-LM's num_floating_point_operations does: GQA,
+ * SwiGLU, MLA projections, MoE counted with the top_k routed experts and the shared
+ * experts a token runs through, no router; the causal square counted whole, `s_kv` keys per
+ * query: seq_len, or fewer for sliding windows). */
+static double layer_flops_token(const struct ts_model *m, bool moe, double s_kv)
+{
+    double h = m->hidden, d = m->head_dim;
+    double attn;
+    if (m->mla.on) {
+        const struct ts_mla *a = &m->mla;
+        double qk = (double)a->qk_nope_head_dim + a->qk_rope_head_dim, q = a->q_lora_rank;
+        double proj = (q > 0 ? h * q + q * m->heads * qk : h * m->heads * qk) +
+                      h * ((double)a->kv_lora_rank + a->qk_rope_head_dim) +
+                      a->kv_lora_rank * m->heads * ((double)a->qk_nope_head_dim + a->v_head_dim);
+        attn = 2.0 * proj + 2.0 * s_kv * m->heads * (qk + a->v_head_dim) +
+               2.0 * m->heads * a->v_head_dim * h;
+    } else {
+        attn = 2.0 * h * (m->heads + 2.0 * m->kv_heads) * d   // QKV
+               + 4.0 * s_kv * m->heads * d                     // scores + context
+               + 2.0 * m->heads * d * h;                       // projection
+    }
+    double per = m->ffn == TS_FFN_GELU ? 4.0 : 6.0;
+    if (!moe)
+        return attn + per * h * m->ffn_hidden;
+    const struct ts_moe *e = &m->moe;
+    return attn + per * h * ((double)e->top_k * e->expert_ffn_hidden +
+                             (double)e->shared_experts * e->shared_ffn_hidden);
+}
+
 static void build_layer(const struct kern *k, const struct shape *sh, const struct ts_job *job,
                         struct ts_layer_cost *L)
 {
@@ -690,8 +1045,12 @@ static void build_layer(const struct kern *k, const struct shape *sh, const stru
 
     L->tp_fwd_gemm_s = layer_fwd(k, sh, m, fl, &run_forward, &L->fwd, &L->attn_fwd_s);
     L->tp_bwd_gemm_s = layer_bwd(k, sh, m, fl, &L->bwd, &L->attn_bwd_s);
-    tp_comm_set(&L->tp_fwd, sh, 2, false);
-    tp_comm_set(&L->tp_bwd, sh, 2, true);
+    /* TP collectives around the attention and the MLP; an MoE layer has them around its
+     * shared experts only (the routed experts' tokens stay sequence-split, exchanged over
+     * EP and gathered over ETP instead). */
+    int tp_n = sh->moe ? 1 + (sh->fs_l > 0) : 2;
+    tp_comm_set(&L->tp_fwd, sh, tp_n, false);
+    tp_comm_set(&L->tp_bwd, sh, tp_n, true);
 
     /* Recomputation follows the saved set (sim/spec/recompute.c); layers that full_every
      * picks recompute as "full" does. */
@@ -705,6 +1064,23 @@ static void build_layer(const struct kern *k, const struct shape *sh, const stru
     L->recompute_attention = saved.attention;
     L->activation_bytes = saved.activation_bytes;
     L->recompute_regen_bytes = saved.regen_bytes;
+    if (sh->moe) {
+        if (saved.ops & OP_BIT(OP_FC1)) {
+            /* tp_comm_recompute counted the shared-expert / MLP pair; the MoE block's own
+             * traffic repeats with it */
+            L->moe.a2a_recompute = sh->route ? 2 : 0;
+        }
+        if (!(sh->fs_l > 0) && (saved.ops & (OP_BIT(OP_FC1) | OP_BIT(OP_FC2))) && sh->t > 1) {
+            /* no shared experts: no TP pair around the MLP */
+            struct ts_tp_comm *c = &L->tp_recompute;
+            if (sh->sp) {
+                c->allgather -= (saved.ops & OP_BIT(OP_FC1)) != 0;
+                c->reducescatter -= (saved.ops & OP_BIT(OP_FC2)) != 0;
+            } else {
+                c->allreduce -= (saved.ops & OP_BIT(OP_FC2)) != 0;
+            }
+        }
+    }
 
     /* Ring attention (context parallelism): each of the cp - 1 steps passes the local K and
      * V chunk to the next rank; backward passes K, V and their gradients. */
@@ -716,15 +1092,39 @@ static void build_layer(const struct kern *k, const struct shape *sh, const stru
         L->cp_bwd_bytes = 2.0 * kv * (cp - 1);
     }
 
-    L->params = layer_params(m, sh->a_l, sh->g_l, sh->f_l);
+    if (sh->moe) {
+        L->params = moe_layer_params(m, sh->a_l, sh->g_l, sh->n_local, sh->fe_l, sh->fs_l);
+        L->expert_params = expert_params(m, sh->n_local, sh->fe_l);
+        struct ts_moe_comm *x = &L->moe;
+        if (sh->route) {
+            /* The busiest rank receives m_tot / etp copies against n_local m_mean / etp on
+             * average. */
+            double busy = sh->m_tot / (sh->n_local * sh->m_mean);
+            x->tokens_bytes = sh->tr * sh->h * sh->e;
+            x->a2a_bytes = sh->topk * x->tokens_bytes * busy;
+            x->a2a_fwd = x->a2a_bwd = 2;
+        }
+        int etp = par->etp;
+        if (etp > 1) {
+            /* all-gather of the received tokens before the experts, reduce-scatter of their
+             * outputs after; backward the reverse (one each way) */
+            x->etp_fwd.bytes = x->etp_bwd.bytes = sh->m_tot * sh->h * sh->e;
+            x->etp_fwd.allgather = x->etp_fwd.reducescatter = 1;
+            x->etp_bwd.allgather = x->etp_bwd.reducescatter = 1;
+            if (saved.ops & OP_BIT(OP_FC1))
+                x->etp_recompute = x->etp_fwd;
+        }
+        const struct ts_moe *e = &m->moe;
+        if (e->capacity_factor > 0 && sh->route && e->load_imbalance > e->capacity_factor)
+            x->dropped_fraction = (e->load_imbalance - e->capacity_factor) / e->experts;
+    } else {
+        L->params = layer_params(m, sh->a_l, sh->g_l, sh->f_l);
+    }
 
     /* Model FLOPs on this GPU: 3x forward, unsharded work divided by tp x cp. */
-    double h = m->hidden, d = m->head_dim, s = m->seq_len;
-    double per_token = 2.0 * h * (m->heads + 2.0 * m->kv_heads) * d   // QKV
-                       + 4.0 * s * m->heads * d                         // scores + context
-                       + 2.0 * m->heads * d * h                         // projection
-                       + (m->ffn == TS_FFN_GELU ? 4.0 : 6.0) * h * m->ffn_hidden;
-    L->model_flops = 3.0 * per_token * sh->b * s / ((double)par->tp * cp);
+    double s = m->seq_len;
+    L->model_flops = 3.0 * layer_flops_token(m, sh->moe, sh->s_kv) * sh->b * s /
+                     ((double)par->tp * cp);
 }
 
 /* ---------------------------------------------------------------- embedding and output */
@@ -850,6 +1250,19 @@ void ts_compute_build(const struct ts_job *job, struct ts_compute *c)
     c->micro_per_pipeline = job->global_batch / (par->dp * par->microbatch);
 
     build_layer(&k, &sh, job, &c->layer);
+    if (ts_model_is_moe(m)) {
+        struct shape shm = sh;
+        shape_moe(&shm, job);
+        build_layer(&k, &shm, job, &c->moe_layer);
+        c->moe = true;
+        const struct ts_moe *e = &m->moe;
+        double fs = (double)e->shared_experts * e->shared_ffn_hidden;
+        c->moe_layer_params_full = moe_layer_params(m, m->heads, m->kv_heads, e->experts,
+                                                    e->expert_ffn_hidden, fs);
+        c->moe_layer_active_full = moe_layer_params(m, m->heads, m->kv_heads, e->top_k,
+                                                    e->expert_ffn_hidden, fs);
+        c->mtp_extra_params_full = 2.0 * m->hidden * m->hidden + 3.0 * m->hidden;
+    }
     build_embed(&k, &sh, job, c->vocab_padded, &c->embed);
     build_output(&k, &sh, job, c->vocab_padded, &c->output);
 
@@ -896,14 +1309,28 @@ double ts_compute_gemm_time(const struct ts_job *job, double m, double n, double
     return gemm(&kn, &p, m, n, k, 1, out_bytes);
 }
 
+/* Model FLOPs count only the parameters a token activates (Megatron-LM
+ * num_floating_point_operations for MoE: top_k routed experts plus the shared experts, no
+ * router; the convention behind the model TFLOP/s of Megatron-Bridge's performance summary
+ * and DeepSeek-V3's 37B-activated accounting), plus, with multi-token prediction, each
+ * module's MoE layer, its 2h x h projection and its own logits (as Megatron-LM adds
+ * mtp_num_layers). */
 double ts_compute_model_flops(const struct ts_job *job, const struct ts_compute *c)
 {
     const struct ts_model *m = &job->model;
-    double h = m->hidden, d = m->head_dim, s = m->seq_len;
-    double per_token_layer = 2.0 * h * (m->heads + 2.0 * m->kv_heads) * d +
-                             4.0 * s * m->heads * d + 2.0 * m->heads * d * h +
-                             (m->ffn == TS_FFN_GELU ? 4.0 : 6.0) * h * m->ffn_hidden;
-    double per_token = m->layers * per_token_layer + 2.0 * h * m->vocab;
+    double h = m->hidden, s = m->seq_len;
+    struct shape sh;
+    shape_init(&sh, job);
+    double per_token;
+    if (!ts_model_is_moe(m)) {
+        per_token = m->layers * layer_flops_token(m, false, sh.s_kv) + 2.0 * h * m->vocab;
+    } else {
+        int moe = ts_model_moe_layers(m, 0, m->layers);
+        per_token = (m->layers - moe) * layer_flops_token(m, false, sh.s_kv) +
+                    moe * layer_flops_token(m, true, sh.s_kv) + 2.0 * h * m->vocab;
+        per_token += m->mtp_layers * (layer_flops_token(m, true, sh.s_kv) + 2.0 * 2.0 * h * h +
+                                      2.0 * h * m->vocab);
+    }
     (void)c;
     return 3.0 * per_token * (double)job->global_batch * s;
 }
@@ -913,11 +1340,17 @@ static double stage_hw_flops(const struct ts_job *job, const struct ts_compute *
 {
     const struct ts_layer_cost *L = &c->layer;
     int n = ts_job_stage_layers(job, stage), full = ts_recompute_full_layers(&job->parallel, 0, n);
-    double f = n * (L->fwd.flops + L->bwd.flops + L->recompute.flops);
+    int nm = ts_compute_stage_moe_layers(job, stage);
+    int mtp = stage == job->parallel.pp - 1 ? job->model.mtp_layers : 0;
+    double f = (n - (nm - mtp)) * (L->fwd.flops + L->bwd.flops + L->recompute.flops);
     if (full)
         f += full * (L->full.pass.flops - L->recompute.flops);
+    if (nm > 0) {
+        const struct ts_layer_cost *M = &c->moe_layer;
+        f += nm * (M->fwd.flops + M->bwd.flops + M->recompute.flops);
+    }
     if (stage == job->parallel.pp - 1)
-        f += c->output.fwd.flops + c->output.bwd.flops;
+        f += (1 + mtp) * (c->output.fwd.flops + c->output.bwd.flops);
     return f;
 }
 
@@ -932,12 +1365,74 @@ double ts_compute_hardware_flops(const struct ts_job *job, const struct ts_compu
 
 double ts_compute_param_count(const struct ts_job *job, const struct ts_compute *c)
 {
-    return job->model.layers * c->layer_params_full + c->embed_params_full + c->output_params_full;
+    const struct ts_model *m = &job->model;
+    if (!c->moe)
+        return m->layers * c->layer_params_full + c->embed_params_full + c->output_params_full;
+    int moe = ts_model_moe_layers(m, 0, m->layers);
+    return (m->layers - moe) * c->layer_params_full + moe * c->moe_layer_params_full +
+           c->embed_params_full + c->output_params_full;
+}
+
+double ts_compute_active_param_count(const struct ts_job *job, const struct ts_compute *c)
+{
+    const struct ts_model *m = &job->model;
+    if (!c->moe)
+        return ts_compute_param_count(job, c);
+    int moe = ts_model_moe_layers(m, 0, m->layers);
+    return (m->layers - moe) * c->layer_params_full + moe * c->moe_layer_active_full +
+           c->embed_params_full + c->output_params_full;
+}
+
+int ts_compute_chunk_first_layer(const struct ts_job *job, int stage, int chunk)
+{
+    const struct ts_parallel *p = &job->parallel;
+    int v = p->virtual_stages;
+    bool uneven = p->first_stage_layers || p->last_stage_layers;
+    if (v > 1 && !uneven) {
+        int per_chunk = job->model.layers / (p->pp * v);
+        return (chunk * p->pp + stage) * per_chunk;
+    }
+    int first = 0;
+    for (int k = 0; k < stage; k++)
+        first += ts_job_stage_layers(job, k);
+    int n = ts_job_stage_layers(job, stage);
+    for (int ch = 0; ch < chunk; ch++)
+        first += n / v + (ch < n % v ? 1 : 0);
+    return first;
+}
+
+int ts_compute_chunk_moe_layers(const struct ts_job *job, int stage, int chunk, int layers)
+{
+    const struct ts_model *m = &job->model;
+    if (!ts_model_is_moe(m))
+        return 0;
+    int n = ts_model_moe_layers(m, ts_compute_chunk_first_layer(job, stage, chunk), layers);
+    if (stage == job->parallel.pp - 1 && chunk == job->parallel.virtual_stages - 1)
+        n += m->mtp_layers;
+    return n;
+}
+
+int ts_compute_stage_moe_layers(const struct ts_job *job, int stage)
+{
+    int v = job->parallel.virtual_stages, n = ts_job_stage_layers(job, stage), total = 0;
+    for (int ch = 0; ch < v; ch++)
+        total += ts_compute_chunk_moe_layers(job, stage, ch, n / v + (ch < n % v ? 1 : 0));
+    return total;
+}
+
+double ts_compute_stage_expert_params(const struct ts_job *job, const struct ts_compute *c,
+                                      int stage)
+{
+    return ts_compute_stage_moe_layers(job, stage) * c->moe_layer.expert_params;
 }
 
 double ts_compute_stage_params(const struct ts_job *job, const struct ts_compute *c, int stage)
 {
-    double p = ts_job_stage_layers(job, stage) * c->layer.params;
+    int nm = ts_compute_stage_moe_layers(job, stage);
+    int mtp = stage == job->parallel.pp - 1 ? job->model.mtp_layers : 0;
+    double p = (ts_job_stage_layers(job, stage) - (nm - mtp)) * c->layer.params;
+    if (nm > 0)
+        p += nm * c->moe_layer.params + mtp * c->mtp_extra_params_full / job->parallel.tp;
     if (stage == 0)
         p += c->embed.params;
     if (stage == job->parallel.pp - 1)

@@ -80,6 +80,24 @@ struct ts_layer_recompute {
                                 //   backward runs)
 };
 
+/* The expert-parallel traffic of one MoE layer on one GPU for one microbatch (zero in a
+ * dense layer). Megatron-Core's all-to-all token dispatcher: forward dispatches the token
+ * copies to their experts' ranks and combines the outputs back (two all-to-alls over the EP
+ * group); backward sends their gradients the same two ways; with etp > 1 the received
+ * tokens are all-gathered over the ETP group before the experts and reduce-scattered after. */
+struct ts_moe_comm {
+    double a2a_bytes;           // one rank's send buffer of one all-to-all: Tn top_k h e, times
+                                //   the busiest rank's receive share over the mean (its
+                                //   imbalance: the all-to-all lasts as long as its largest
+                                //   receiver)
+    double tokens_bytes;        // the rank's routed tokens before the top_k copies, Tn h e
+    int a2a_fwd, a2a_bwd;       // all-to-alls per pass: 2 and 2 (0 when nothing routes)
+    int a2a_recompute;          // repeated by the recomputation (2 when it re-runs the MoE block)
+    struct ts_tp_comm etp_fwd, etp_bwd, etp_recompute; // ETP all-gather / reduce-scatter
+    double dropped_fraction;    // share of the routed token copies the capacity drops (a lower
+                                //   bound: the busiest expert's overflow only)
+};
+
 /* One transformer layer on one GPU for one microbatch. */
 struct ts_layer_cost {
     struct ts_pass fwd;         // forward
@@ -98,6 +116,9 @@ struct ts_layer_cost {
     double attn_bwd_s;          // attention core time, backward
     double model_flops;         // 3x forward matmul FLOPs (model FLOPs convention)
     double params;              // parameters on this GPU
+    double expert_params;       // of which routed-expert parameters (sharded over ep x etp,
+                                //   reduced over the expert-data-parallel group); 0 if dense
+    struct ts_moe_comm moe;     // expert-parallel traffic (MoE layers)
     double activation_bytes;    // activations stored until backward (the job's saved set)
     struct ts_layer_recompute full; // a fully recomputed layer ({"full_every": k} picks
                                     //   ts_recompute_full_layers of a stage's layers)
@@ -113,7 +134,9 @@ struct ts_head_cost {
 };
 
 struct ts_compute {
-    struct ts_layer_cost layer;     // identical for every layer
+    struct ts_layer_cost layer;     // a dense layer (every layer of a dense model)
+    struct ts_layer_cost moe_layer; // an MoE layer (models with a moe section; else zeros)
+    bool moe;                       // the model has MoE layers
     struct ts_head_cost embed;      // input embedding (first stage)
     struct ts_head_cost output;     // final norm, logits, cross-entropy (last stage)
     int vocab_padded;               // vocabulary padded to a multiple of 128 x tp (Megatron-LM)
@@ -123,7 +146,33 @@ struct ts_compute {
     double layer_params_full;       // parameters of one layer, unsharded
     double embed_params_full;       // word (+ position) embedding, unsharded
     double output_params_full;      // output projection (0 if tied and pp == 1) + final norm
+    double moe_layer_params_full;   // one MoE layer, unsharded (all experts)
+    double moe_layer_active_full;   // one MoE layer's parameters a token activates (top_k
+                                    //   routed + shared experts, router, attention, norms)
+    double mtp_extra_params_full;   // per multi-token-prediction module beyond its MoE layer:
+                                    //   the 2h x h projection and its two input norms + final norm
 };
+
+/* Global index of the first layer of chunk `chunk` of stage `stage`: stages hold consecutive
+ * layers; with interleaving chunk c of stage k holds the (c p + k)-th block of layers
+ * (Megatron-LM's virtual pipeline order). */
+int ts_compute_chunk_first_layer(const struct ts_job *job, int stage, int chunk);
+
+/* MoE layers held by a chunk / a stage (its chunks together); the last stage's last chunk
+ * also holds the mtp_layers multi-token-prediction modules (Megatron-Core places MTP on the
+ * last pipeline stage), counted here. */
+int ts_compute_chunk_moe_layers(const struct ts_job *job, int stage, int chunk, int layers);
+int ts_compute_stage_moe_layers(const struct ts_job *job, int stage);
+
+/* Parameters a token activates: total less the routed experts it does not use (the
+ * convention of DeepSeek-V3's "37B activated" and Mixtral's "12.9B active": every
+ * non-expert weight, including both embeddings, plus top_k routed experts per MoE layer;
+ * multi-token-prediction modules excluded, as in the 671B / 37B figures). */
+double ts_compute_active_param_count(const struct ts_job *job, const struct ts_compute *c);
+
+/* Routed-expert parameters held by one GPU of a stage (part of ts_compute_stage_params). */
+double ts_compute_stage_expert_params(const struct ts_job *job, const struct ts_compute *c,
+                                      int stage);
 
 /* Build the per-GPU costs of a validated job. */
 void ts_compute_build(const struct ts_job *job, struct ts_compute *out);

@@ -53,9 +53,20 @@ void ts_memory_stage(const struct ts_job *job, const struct ts_compute *c, int s
         o_bytes = 8.0;
     }
 
-    out->weights_bytes = params * w_bytes / (par->zero >= 3 ? shard : 1.0);
-    out->grads_bytes = params * g_bytes / (par->zero >= 2 ? shard : 1.0);
-    out->optimizer_bytes = params * o_bytes / (par->zero >= 1 ? shard : 1.0);
+    /* Routed experts are sharded over ep x etp already; ZeRO shards their state over the
+     * expert-data-parallel ranks (Megatron-Core's expert distributed optimizer), the rest
+     * over the dense shard group. */
+    double experts = ts_compute_stage_expert_params(job, c, stage);
+    double dense = params - experts;
+    double eshard = ts_job_edp(job);
+    if (par->zero_group && eshard > par->zero_group && (long)eshard % par->zero_group == 0)
+        eshard = par->zero_group;
+    out->weights_bytes = dense * w_bytes / (par->zero >= 3 ? shard : 1.0) +
+                         experts * w_bytes / (par->zero >= 3 ? eshard : 1.0);
+    out->grads_bytes = dense * g_bytes / (par->zero >= 2 ? shard : 1.0) +
+                       experts * g_bytes / (par->zero >= 2 ? eshard : 1.0);
+    out->optimizer_bytes = dense * o_bytes / (par->zero >= 1 ? shard : 1.0) +
+                           experts * o_bytes / (par->zero >= 1 ? eshard : 1.0);
     /* ZeRO-3 / FSDP: the unit being computed and the prefetched ones are held gathered, and in
      * backward the unsharded gradients, in the compute precision, of the unit being produced
      * and of the one being reduce-scattered (accumulation happens in the sharded buffer). */
@@ -71,6 +82,24 @@ void ts_memory_stage(const struct ts_job *job, const struct ts_compute *c, int s
     int layers = ts_job_stage_layers(job, stage), full = ts_recompute_full_layers(par, 0, layers);
     out->activation_bytes = inflight * ((layers - full) * c->layer.activation_bytes +
                                         full * c->layer.full.activation_bytes);
+    /* MoE layers hold their routed token copies (top_k of each token, at the busiest rank's
+     * share) instead of the dense MLP's tensors; the all-to-all send and receive buffers of
+     * the layer being computed live beside them. */
+    int moe = ts_compute_stage_moe_layers(job, stage);
+    if (moe > 0) {
+        int mtp = stage == par->pp - 1 ? job->model.mtp_layers : 0;
+        int moe_main = moe - mtp;
+        double dense_act = (layers - full) * c->layer.activation_bytes +
+                           full * c->layer.full.activation_bytes;
+        double frac_full = layers > 0 ? (double)full / layers : 0.0;
+        double per_moe = (1.0 - frac_full) * c->moe_layer.activation_bytes +
+                         frac_full * c->moe_layer.full.activation_bytes;
+        double per_dense = layers > 0 ? dense_act / layers : 0.0;
+        out->activation_bytes = inflight * ((layers - moe_main) * per_dense + moe * per_moe);
+        if (layers == moe_main && full == 0)
+            out->activation_bytes = inflight * (moe * c->moe_layer.activation_bytes);
+        out->buffer_bytes += 2.0 * c->moe_layer.moe.a2a_bytes;
+    }
     /* While a layer's backward runs, the tensors its recomputation regenerated live too (one
      * layer at a time per GPU): the largest such set among the stage's layers. */
     if (layers > full)

@@ -14,6 +14,7 @@ void ts_parallel_defaults(struct ts_parallel *p)
 {
     memset(p, 0, sizeof *p);
     p->tp = p->pp = p->cp = 1;
+    p->ep = p->etp = 1;
     p->dp = 0;                      /* derived */
     p->microbatch = 1;
     p->schedule = TS_SCHED_1F1B;
@@ -43,7 +44,7 @@ static const char *const parallel_keys[] = {
     "recompute", "zero", "dp_overlap", "tp_comm_overlap", "p2p_overlap", "attention", "scatter_gather",
     "first_stage_layers", "last_stage_layers", "order", "bucket_size", "fp32_grads",
     "grad_accum_fusion", "zero_group", "fsdp_unit_layers", "fsdp_prefetch",
-    "fsdp_backward_prefetch", "moe_dispatcher", "moe_a2a_overlap", NULL,
+    "fsdp_backward_prefetch", "ep", "etp", "moe_dispatcher", "moe_a2a_overlap", NULL,
 };
 
 static int parse_order(const struct ts_jnode *node, int order[TS_PDIM_COUNT], struct ts_err *err)
@@ -104,6 +105,8 @@ int ts_parallel_parse(const struct ts_jnode *node, struct ts_parallel *p, struct
         (rc = ts_jnode_get_int(node, "pp", TS_OPTIONAL, 1, 1 << 16, &p->pp, err)) ||
         (rc = ts_jnode_get_int(node, "dp", TS_OPTIONAL, 1, 1 << 24, &p->dp, err)) ||
         (rc = ts_jnode_get_int(node, "cp", TS_OPTIONAL, 1, 1 << 16, &p->cp, err)) ||
+        (rc = ts_jnode_get_int(node, "ep", TS_OPTIONAL, 1, 1 << 20, &p->ep, err)) ||
+        (rc = ts_jnode_get_int(node, "etp", TS_OPTIONAL, 1, 1 << 16, &p->etp, err)) ||
         (rc = ts_jnode_get_int(node, "microbatch", TS_OPTIONAL, 1, 1 << 20, &p->microbatch, err)) ||
         (rc = ts_jnode_get_enum(node, "schedule", TS_OPTIONAL, ts_schedule_names, TS_SCHED_COUNT,
                                 &sched, err)) ||
@@ -187,6 +190,54 @@ int ts_job_stage_layers(const struct ts_job *job, int stage)
     return middle_stages > 0 ? middle_layers / middle_stages : 0;
 }
 
+/* Expert parallelism (Megatron-Core MoE parallel folding, megatron/core/transformer/moe/
+ * README "MoE Parallel Folding"): the experts of a stage's ranks are laid out as etp x ep x
+ * edp over the same tp x cp x dp ranks the attention uses, so ep x etp must divide
+ * gpus / pp; ep splits the routed experts, etp each expert's FFN width. */
+static int moe_validate(const struct ts_job *job, const char *file, struct ts_err *err)
+{
+    const struct ts_model *m = &job->model;
+    const struct ts_parallel *p = &job->parallel;
+    int ep = p->ep, etp = p->etp;
+    if (!ts_model_is_moe(m)) {
+        if (ep > 1 || etp > 1)
+            return ts_err_at(err, file, ep > 1 ? "parallel.ep" : "parallel.etp",
+                             "%d, but model %s has no experts (ep and etp apply to models with a "
+                             "moe section; leave them out)", ep > 1 ? ep : etp, m->name);
+        return TS_OK;
+    }
+    const struct ts_moe *e = &m->moe;
+    if (e->experts % ep)
+        return ts_err_at(err, file, "parallel.ep",
+                         "%d does not divide experts (%d): every expert-parallel rank holds the "
+                         "same number of experts", ep, e->experts);
+    if (e->expert_ffn_hidden % etp)
+        return ts_err_at(err, file, "parallel.etp", "%d does not divide expert_ffn_hidden (%d)",
+                         etp, e->expert_ffn_hidden);
+    long stage_ranks = (long)job->gpus / p->pp;
+    if ((long)ep * etp > stage_ranks || stage_ranks % ((long)ep * etp))
+        return ts_err_at(err, file, "parallel.ep",
+                         "ep x etp = %d x %d = %ld does not divide the %ld GPUs of a pipeline "
+                         "stage (gpus / pp); expert data parallelism edp = gpus / (ep etp pp) "
+                         "must be whole", ep, etp, (long)ep * etp, stage_ranks);
+    if (p->tp > 1 && !p->sequence_parallel)
+        return ts_err_at(err, file, "parallel.sequence_parallel",
+                         "MoE layers with tp %d need \"sequence_parallel\": true (Megatron-Core "
+                         "requires sequence parallelism with MoE and tensor parallelism)", p->tp);
+    if (e->shared_experts && ((long)e->shared_experts * e->shared_ffn_hidden) % p->tp)
+        return ts_err_at(err, file, "parallel.tp",
+                         "%d does not divide the shared experts' width (%d x %d)", p->tp,
+                         e->shared_experts, e->shared_ffn_hidden);
+    return TS_OK;
+}
+
+int ts_job_edp(const struct ts_job *job)
+{
+    const struct ts_parallel *p = &job->parallel;
+    long d = (long)p->ep * p->etp * p->pp;
+    return d > 0 ? (int)(job->gpus / d) : 1;
+}
+
 int ts_job_validate(const struct ts_job *job, const char *file, struct ts_err *err)
 {
     const struct ts_model *m = &job->model;
@@ -232,6 +283,9 @@ int ts_job_validate(const struct ts_job *job, const char *file, struct ts_err *e
                          tp, cp, pp, dp, (long)dp * model_ranks, job->gpus);
     if (pp > m->layers)
         return ts_err_at(err, file, "parallel.pp", "%d exceeds layers (%d)", pp, m->layers);
+    int rc_moe = moe_validate(job, file, err);
+    if (rc_moe)
+        return rc_moe;
 
     if (p->first_stage_layers || p->last_stage_layers) {
         if (pp == 1)

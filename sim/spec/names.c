@@ -21,6 +21,8 @@ const char *const ts_optimizer_impl_names[TS_OPT_COUNT] = {"fused", "foreach", "
 const char *const ts_up_topology_names[TS_UP_COUNT] = {"switch", "mesh", "ring", "torus"};
 const char *const ts_out_topology_names[TS_OUT_COUNT] = {"fat_tree", "rail_optimized", "torus"};
 const char *const ts_pdim_names[TS_PDIM_COUNT] = {"tp", "cp", "dp", "pp"};
+const char *const ts_router_names[TS_ROUTER_COUNT] = {"softmax", "sigmoid"};
+_Static_assert(TS_ROUTER_COUNT == 2, "update ts_router_names");
 
 _Static_assert(TS_FFN_COUNT == 2, "update ts_ffn_names");
 _Static_assert(TS_PREC_COUNT == 4, "update ts_precision_names");

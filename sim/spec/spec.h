@@ -171,6 +171,40 @@ extern const char *const ts_pdim_names[TS_PDIM_COUNT];             // "tp", "cp"
 
 /* ---------------------------------------------------------------- model */
 
+enum ts_router { TS_ROUTER_SOFTMAX, TS_ROUTER_SIGMOID, TS_ROUTER_COUNT };
+extern const char *const ts_router_names[TS_ROUTER_COUNT];         // "softmax", "sigmoid"
+
+/* Mixture-of-experts layers (the model file's "moe" section; README "Mixture of experts").
+ * Names follow the Hugging Face configs and Megatron-Core's --num-experts, --moe-router-topk,
+ * --moe-ffn-hidden-size, --moe-shared-expert-intermediate-size, --moe-layer-freq. */
+struct ts_moe {
+    int experts;                // routed experts per MoE layer E, e.g. 256; 0 = dense model
+    int top_k;                  // routed experts per token k, e.g. 8
+    int expert_ffn_hidden;      // FFN width of one routed expert, e.g. 2048 (SwiGLU: 3 GEMMs)
+    int shared_experts;         // always-active experts, default 0
+    int shared_ffn_hidden;      // width of ONE shared expert; default expert_ffn_hidden
+    int dense_layers;           // the first k layers are dense (model ffn_hidden); default 0
+    int moe_every;              // every n-th layer after dense_layers is MoE; default 1
+    enum ts_router router;      // gate score function; default softmax
+    bool aux_loss_free;         // DeepSeek's bias-based balancing (a per-expert bias); default false
+    double capacity_factor;     // tokens an expert may take / mean; 0 = dropless (default)
+    double load_imbalance;      // busiest expert's tokens / mean tokens per expert, >= 1;
+                                //   default from Wang et al. 2024 (sim/spec/model.c)
+    bool load_imbalance_given;  // the file stated load_imbalance
+};
+
+/* Multi-head latent attention (DeepSeek-V2/V3, arXiv 2405.04434 sec. 2.1): queries through a
+ * low-rank q_lora_rank compression (or a plain projection), keys and values from a shared
+ * kv_lora_rank latent plus one rope key of qk_rope_head_dim shared by all heads. */
+struct ts_mla {
+    bool on;                    // "attention": {"kind": "mla", ...}
+    int q_lora_rank;            // 0 = queries projected from the hidden state directly
+    int kv_lora_rank;           // e.g. 512
+    int qk_rope_head_dim;       // e.g. 64
+    int qk_nope_head_dim;       // e.g. 128
+    int v_head_dim;             // e.g. 128
+};
+
 struct ts_model {
     char name[TS_NAME_MAX];     // e.g. "gpt3-175b"
     int layers;                 // transformer layers L, e.g. 96
@@ -188,8 +222,26 @@ struct ts_model {
                                 //   models, rope for swiglu models
     bool bias;                  // linear layers and norms carry biases (GPT); default true for gelu, false for swiglu
     double dropout;             // dropout probability on attention and hidden states; default 0
+    struct ts_moe moe;          // mixture of experts ("moe" section); moe.experts 0 = dense
+    struct ts_mla mla;          // multi-head latent attention ("attention": {"kind": "mla"})
+    int sliding_window;         // keys a windowed layer's query attends to; 0 = full attention
+    int sliding_window_pattern; // every N-th layer is full, the N - 1 before it windowed
+                                //   (Gemma 3: 6, GPT-OSS: 2); 0 = every layer windowed
+    int mtp_layers;             // multi-token-prediction modules (DeepSeek-V3: 1); default 0
     char source[TS_SOURCE_MAX]; // where the numbers come from (required in catalogue files)
 };
+
+/* Whether a model has mixture-of-experts layers. */
+static inline bool ts_model_is_moe(const struct ts_model *m) { return m->moe.experts > 0; }
+
+/* Whether layer `layer` (0-based) of the model is an MoE layer: after the first dense_layers,
+ * every moe_every-th layer (Megatron-Core --moe-layer-freq; the last of each group of
+ * moe_every, so moe_every 2 alternates dense, MoE as Mixtral-style interleaving does).
+ * The MTP modules are MoE layers of their own (DeepSeek-V3 sec. 2.2). */
+bool ts_model_layer_is_moe(const struct ts_model *m, int layer);
+
+/* MoE layers among layers first .. first + count - 1. */
+int ts_model_moe_layers(const struct ts_model *m, int first, int count);
 
 /* ---------------------------------------------------------------- accelerator */
 
@@ -347,6 +399,12 @@ struct ts_parallel {
     int pp;                     // pipeline-parallel size p, default 1
     int dp;                     // data-parallel size d; derived as gpus / (tp cp pp) if absent
     int cp;                     // context-parallel size, default 1
+    int ep;                     // expert-parallel size (routed experts split over ep ranks),
+                                //   default 1; MoE models only
+    int etp;                    // expert-tensor-parallel size (each expert's FFN split over
+                                //   etp ranks), default 1. Experts fold over the same ranks
+                                //   as attention (Megatron-Core MoE parallel folding): expert
+                                //   data parallel edp = gpus / (ep etp pp)
     int microbatch;             // sequences per microbatch b, default 1
     enum ts_schedule schedule;  // default 1f1b ("interleaved" needs virtual_stages > 1)
     int virtual_stages;         // model chunks per stage v (interleaved 1F1B), default 1
@@ -815,6 +873,9 @@ int ts_job_validate(const struct ts_job *job, const char *file, struct ts_err *e
 
 /* Layers held by pipeline stage `stage` (0-based). */
 int ts_job_stage_layers(const struct ts_job *job, int stage);
+
+/* Expert-data-parallel size: gpus / (ep x etp x pp) (1 for a dense model's layout). */
+int ts_job_edp(const struct ts_job *job);
 
 /* Ranks that share one copy of the ZeRO-sharded state: parallel.zero_group when given, else
  * dp x cp (Megatron shards the distributed optimizer over data- and context-parallel ranks). */

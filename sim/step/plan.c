@@ -112,6 +112,52 @@ static void as_flow(const struct ts_system *sys, enum ts_coll coll, const struct
     *flow_bytes = (c.time_s - c.latency_s) * (over_nic ? nic_bw : up_bw);
 }
 
+/* ---------------------------------------------------------------- MoE layers */
+
+/* Exposed time of one pass's expert-parallel traffic in an MoE layer: `n` token exchanges
+ * (dispatch and combine alternate) over the EP group by the job's dispatcher (sim/comm
+ * ts_comm_moe_dispatch / _combine; the plain NCCL all-to-all prices `a2a_bytes`, one rank's
+ * send buffer at the busiest receiver's share), plus the expert-tensor-parallel all-gather
+ * and reduce-scatter. Exposed in full unless the stack overlaps the all-to-all with another
+ * microbatch's compute (moe_a2a_overlap: Megatron-Core's 1F1B-interleaved EP overlap,
+ * DualPipe-like), which hides it behind the pass's `compute_s` and leaves the excess. */
+static double moe_exposed(const struct ts_job *job, const struct ts_group *g_ep,
+                          const struct ts_group *g_etp, const struct ts_moe_comm *x, int n,
+                          const struct ts_tp_comm *etp, double compute_s)
+{
+    const struct ts_system *sys = &job->system;
+    const struct ts_parallel *par = &job->parallel;
+    const struct ts_moe *e = &job->model.moe;
+    double a2a = 0.0;
+    if (n > 0 && g_ep->size > 1) {
+        enum ts_moe_dispatcher d = (enum ts_moe_dispatcher)par->moe_dispatcher;
+        struct ts_coll_cost disp, comb;
+        if (d == TS_MOE_ALLTOALL) {
+            ts_comm_collective(sys, TS_COLL_ALLTOALL, g_ep, x->a2a_bytes, &disp);
+            comb = disp;
+        } else {
+            /* the dispatcher's balanced bytes, stretched by the busiest receiver's share */
+            double busy = x->tokens_bytes > 0 ? x->a2a_bytes / (e->top_k * x->tokens_bytes) : 1.0;
+            ts_comm_moe_dispatch(sys, g_ep, x->tokens_bytes * busy, e->top_k, e->experts, par->ep,
+                                 d, &disp);
+            ts_comm_moe_combine(sys, g_ep, x->tokens_bytes * busy, e->top_k, e->experts, par->ep,
+                                d, &comb);
+        }
+        for (int i = 0; i < n; i++)
+            a2a += i % 2 == 0 ? disp.time_s : comb.time_s;
+    }
+    if (par->moe_a2a_overlap)
+        a2a = fmax(0.0, a2a - compute_s);
+    double t_etp = 0.0;
+    if (g_etp->size > 1 && etp->bytes > 0) {
+        struct ts_coll_cost ag, rs;
+        ts_comm_collective(sys, TS_COLL_ALLGATHER, g_etp, etp->bytes, &ag);
+        ts_comm_collective(sys, TS_COLL_REDUCESCATTER, g_etp, etp->bytes, &rs);
+        t_etp = etp->allgather * ag.time_s + etp->reducescatter * rs.time_s;
+    }
+    return a2a + t_etp;
+}
+
 /* ---------------------------------------------------------------- ZeRO-3 / FSDP units */
 
 /* One unit of a task as ZeRO-3 / FSDP runs it. */
@@ -341,6 +387,45 @@ void ts_step_plan_build(const struct ts_job *job, const struct ts_compute *c,
                                    nf * (L->full.pass.time_s + tp_rf + cp_rf)) / n;
     }
 
+    /* MoE layers (Megatron-Core MoE parallel folding: the ranks of a stage, tp x cp x dp of
+     * them, hold the experts as etp x ep x edp with etp innermost, so an EP group has stride
+     * etp and the expert-data-parallel group stride ep x etp; whether EP stays inside an
+     * NVLink domain follows from that placement). */
+    const struct ts_layer_cost *M = &c->moe_layer;
+    struct ts_group g_ep, g_etp, g_edp;
+    ts_comm_group_strided(sys, par->ep, par->etp, &g_ep);
+    ts_comm_group_strided(sys, par->etp, 1, &g_etp);
+    ts_comm_group_strided(sys, c->moe ? ts_job_edp(job) : 1, (long)par->ep * par->etp, &g_edp);
+    double moe_f = 0.0, moe_b = 0.0, moe_bf = 0.0, mcomm_f = 0.0, mcomm_b = 0.0, mcomm_bf = 0.0;
+    if (c->moe) {
+        double mtp_f = tp_exposed(sys, &g_tp, &M->tp_fwd, M->tp_fwd_gemm_s, ov, tp, &par->sw);
+        double mtp_b = tp_exposed(sys, &g_tp, &M->tp_bwd, M->tp_bwd_gemm_s, ov, tp, &par->sw);
+        double mtp_r =
+            tp_exposed(sys, &g_tp, &M->tp_recompute, M->tp_recompute_gemm_s, ov, tp, &par->sw);
+        double mtp_rf =
+            mixed ? tp_exposed(sys, &g_tp, &M->full.tp, M->full.gemm_s, ov, tp, &par->sw) : 0.0;
+        double mcp_f = cp_exposed(sys, &g_cp, M->cp_fwd_bytes, M->cp_steps, M->attn_fwd_s);
+        double mcp_b = cp_exposed(sys, &g_cp, M->cp_bwd_bytes, M->cp_steps, M->attn_bwd_s);
+        double mcp_r = M->recompute_attention ? mcp_f : 0.0;
+        double mcp_rf = M->full.attention ? mcp_f : 0.0;
+        double ep_f = moe_exposed(job, &g_ep, &g_etp, &M->moe, M->moe.a2a_fwd, &M->moe.etp_fwd,
+                                  M->fwd.time_s);
+        double ep_b = moe_exposed(job, &g_ep, &g_etp, &M->moe, M->moe.a2a_bwd, &M->moe.etp_bwd,
+                                  M->bwd.time_s);
+        double ep_r = moe_exposed(job, &g_ep, &g_etp, &M->moe, M->moe.a2a_recompute,
+                                  &M->moe.etp_recompute, M->recompute.time_s);
+        double ep_rf = mixed ? moe_exposed(job, &g_ep, &g_etp, &M->moe, M->moe.a2a_fwd,
+                                           &M->moe.etp_fwd, M->full.pass.time_s)
+                             : 0.0;
+        mcomm_f = (mtp_f + ep_f) + mcp_f;
+        mcomm_b = (mtp_b + mtp_r + ep_b + ep_r) + mcp_b + mcp_r;
+        mcomm_bf = (mtp_b + mtp_rf + ep_b + ep_rf) + mcp_b + mcp_rf;
+        moe_f = M->fwd.time_s + (mtp_f + ep_f) + mcp_f;
+        moe_b = M->bwd.time_s + M->recompute.time_s + (mtp_b + ep_b) + (mtp_r + ep_r) + mcp_b + mcp_r;
+        moe_bf = M->bwd.time_s + M->full.pass.time_s + (mtp_b + ep_b) + (mtp_rf + ep_rf) + mcp_b +
+                 mcp_rf;
+    }
+
     /* Links of a GPU: its NIC share and its scale-up bandwidth toward pipeline peers. */
     plan->nic_bandwidth = ts_comm_out_bandwidth(sys, &g_pp);
     struct ts_group pair;
@@ -389,12 +474,39 @@ void ts_step_plan_build(const struct ts_job *job, const struct ts_compute *c,
             first_layer += layers;
             struct ts_step_chunk *x = &plan->chunk[k * v + ch];
             memset(x, 0, sizeof *x);
-            x->fwd_s = layers * layer_f;
-            x->bwd_s = (layers - full) * layer_b + full * layer_b_full;
-            x->fwd_comm_s = layers * (tp_f + cp_f);
-            x->bwd_comm_s = (layers - full) * (tp_b + tp_r + cp_b + cp_r) +
-                            full * (tp_b + tp_rf + cp_b + cp_rf);
-            x->params = layers * L->params;
+            /* MoE layers of the chunk (with the MTP modules on the last one) */
+            int nm = c->moe ? ts_compute_chunk_moe_layers(job, k, ch, layers) : 0;
+            int mtp = c->moe && k == p - 1 && ch == v - 1 ? job->model.mtp_layers : 0;
+            int nd = layers - (nm - mtp);
+            if (nm == 0) {
+                x->fwd_s = layers * layer_f;
+                x->bwd_s = (layers - full) * layer_b + full * layer_b_full;
+                x->fwd_comm_s = layers * (tp_f + cp_f);
+                x->bwd_comm_s = (layers - full) * (tp_b + tp_r + cp_b + cp_r) +
+                                full * (tp_b + tp_rf + cp_b + cp_rf);
+                x->params = layers * L->params;
+            } else {
+                /* full_every picks layers by position; share them out in proportion */
+                int full_m = (int)((double)full * (nm - mtp) / layers + 0.5);
+                int full_d = full - full_m;
+                x->fwd_s = nd * layer_f + nm * moe_f;
+                x->bwd_s = (nd - full_d) * layer_b + full_d * layer_b_full + (nm - full_m) * moe_b +
+                           full_m * moe_bf;
+                x->fwd_comm_s = nd * (tp_f + cp_f) + nm * mcomm_f;
+                x->bwd_comm_s = (nd - full_d) * (tp_b + tp_r + cp_b + cp_r) +
+                                full_d * (tp_b + tp_rf + cp_b + cp_rf) + (nm - full_m) * mcomm_b +
+                                full_m * mcomm_bf;
+                x->params = nd * L->params + nm * M->params;
+                if (mtp) {
+                    /* each MTP module also runs the output layer on its own predictions */
+                    x->fwd_s += mtp * (c->output.fwd.time_s + out_tp_f);
+                    x->bwd_s += mtp * (c->output.bwd.time_s + out_tp_b);
+                    x->fwd_comm_s += mtp * out_tp_f;
+                    x->bwd_comm_s += mtp * out_tp_b;
+                    x->params += mtp * c->mtp_extra_params_full / tp;
+                }
+            }
+            double x_experts = nm * M->expert_params;
             if (k == 0 && ch == 0) {
                 x->fwd_s += c->embed.fwd.time_s + emb_tp;
                 x->bwd_s += c->embed.bwd.time_s;
@@ -409,7 +521,31 @@ void ts_step_plan_build(const struct ts_job *job, const struct ts_compute *c,
                 x->params += c->output.params;
             }
             stage_params += x->params;
-            if (g_grad.size > 1 && !plan->zero3) {
+            /* Expert gradients are reduced over the expert-data-parallel group; when it is the
+             * dense gradients' group (same ranks) they share its buckets. */
+            bool own_experts = x_experts > 0 &&
+                               (g_edp.size != g_grad.size || g_edp.stride != g_grad.stride);
+            if (own_experts && !plan->zero3 && (g_grad.size > 1 || g_edp.size > 1)) {
+                TS_ASSERT(par->bucket_bytes > 0, "bucket_bytes %g: the job parser sets the default",
+                          par->bucket_bytes);
+                double lat[2] = {0.0, 0.0}, fb[2] = {0.0, 0.0};
+                int nb[2] = {0, 0};
+                double part[2] = {(x->params - x_experts) * g_bytes, x_experts * g_bytes};
+                const struct ts_group *grp[2] = {&g_grad, &g_edp};
+                for (int i = 0; i < 2; i++) {
+                    if (grp[i]->size <= 1 || part[i] <= 0)
+                        continue;
+                    nb[i] = (int)ceil(part[i] / par->bucket_bytes);
+                    nb[i] = nb[i] < 1 ? 1 : nb[i];
+                    as_flow(sys, grad_coll, grp[i], part[i] / nb[i], dp_nic, plan->nic_bandwidth,
+                            plan->up_bandwidth, &lat[i], &fb[i]);
+                }
+                x->buckets = nb[0] + nb[1];
+                if (x->buckets > 0) {
+                    x->bucket_latency_s = (nb[0] * lat[0] + nb[1] * lat[1]) / x->buckets;
+                    x->bucket_bytes = (nb[0] * fb[0] + nb[1] * fb[1]) / x->buckets;
+                }
+            } else if (g_grad.size > 1 && !plan->zero3) {
                 TS_ASSERT(par->bucket_bytes > 0, "bucket_bytes %g: the job parser sets the default",
                           par->bucket_bytes);
                 double bytes = x->params * g_bytes;
