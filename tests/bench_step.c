@@ -8,7 +8,8 @@
  *   - GPT-3 175B on 1024 A100 (dgx-a100-80g): tp 8, pp 8, interleaved with 3 chunks, global
  *     batch 1536, microbatch 1 (96 microbatches);
  *   - the 529.6B row of Narayanan et al. SC21 Table 1 (configs/validation/narayanan-529.6b.json:
- *     tp 8, pp 35, 3 chunks, 280 microbatches).
+ *     tp 8, pp 35, 3 chunks, 280 microbatches);
+ *   - DeepSeek-V3 (671B MoE, MLA) on 2048 H800: pp 16, ep 64, 120 microbatches.
  *
  * Usage: bench_step [seconds per repeat, default 0.3]   (run from anywhere; TRAINSIM_HOME or the
  * compiled-in source tree locates the catalogue). Results: experiments/benchmarks/README.md.
@@ -122,8 +123,19 @@ int main(int argc, char **argv)
                       "gpt3-175b-1024.json", &gpt3) ||
         load_job_file("configs/validation/narayanan-529.6b.json", &n530))
         return 1;
+    /* A DeepSeek-V3-class MoE iteration: the report's layout (arXiv 2412.19437 sec. 3.2:
+     * 2048 H800, 16-way pipeline, 64-way expert parallelism over 8 nodes, ZeRO-1 data
+     * parallelism; global batch 15360 sequences of 4K), 61 layers split 3 / 4 x 14 / 2. */
+    struct ts_job dsv3;
+    if (load_job_text("{\"model\": \"deepseek-v3\", \"system\": \"hgx-h800\", \"gpus\": 2048, "
+                      "\"global_batch\": 15360, \"parallel\": {\"tp\": 1, \"pp\": 16, "
+                      "\"first_stage_layers\": 3, \"last_stage_layers\": 2, \"ep\": 64, "
+                      "\"microbatch\": 1, \"zero\": 1, \"recompute\": \"full\"}}",
+                      "deepseek-v3-2048.json", &dsv3))
+        return 1;
     printf("best of %d repeats of >= %.2f s each, one thread\n", REPEATS, budget);
     bench("GPT-3 175B, 1024 x A100, tp 8 pp 8 v 3, batch 1536, microbatch 1", &gpt3, budget);
     bench("Narayanan et al. Table 1, 529.6B: 2520 x A100, tp 8 pp 35 v 3, batch 2520", &n530, budget);
+    bench("DeepSeek-V3 671B MoE: 2048 x H800, pp 16 ep 64, batch 15360, microbatch 1", &dsv3, budget);
     return 0;
 }

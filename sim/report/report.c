@@ -25,6 +25,11 @@ static cJSON *layout_json(const struct ts_job *job, int micro)
     add_num(o, "pp", p->pp);
     add_num(o, "dp", p->dp);
     add_num(o, "cp", p->cp);
+    if (ts_model_is_moe(&job->model)) {
+        add_num(o, "ep", p->ep);
+        add_num(o, "etp", p->etp);
+        add_num(o, "edp", ts_job_edp(job));
+    }
     add_num(o, "microbatch", p->microbatch);
     add_num(o, "microbatches", micro);
     cJSON_AddStringToObject(o, "schedule", ts_schedule_names[p->schedule]);

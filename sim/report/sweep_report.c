@@ -42,6 +42,11 @@ static cJSON *outcome_json(const struct ts_sweep *sw, const struct ts_outcome *o
     num(p, "pp", l->pp);
     num(p, "dp", gpus / (l->tp * l->cp * l->pp));
     num(p, "cp", l->cp);
+    if (ts_model_is_moe(&sw->model)) {
+        num(p, "ep", l->ep);
+        num(p, "etp", l->etp);
+        num(p, "edp", gpus / (l->ep * l->etp * l->pp));
+    }
     num(p, "microbatch", l->microbatch);
     cJSON_AddStringToObject(p, "schedule", ts_schedule_names[l->schedule]);
     num(p, "virtual_stages", l->virtual_stages);

@@ -43,13 +43,15 @@
 static const char *const layout_fields[] = {
     "system", "nodes", "global_batch", "tp", "pp", "cp", "microbatch", "schedule",
     "virtual_stages", "sequence_parallel", "recompute", "zero", "tp_comm_overlap", "software",
+    "ep", "etp",
 };
 #define N_LAYOUT_FIELDS ((int)TS_ARRAY_LEN(layout_fields))
 
 static void layout_get(const struct ts_layout *l, long v[N_LAYOUT_FIELDS])
 {
     long x[] = {l->system, l->nodes, l->global_batch, l->tp, l->pp, l->cp, l->microbatch,
-                l->schedule, l->virtual_stages, l->sp, l->recompute, l->zero, l->tp_overlap, l->software};
+                l->schedule, l->virtual_stages, l->sp, l->recompute, l->zero, l->tp_overlap, l->software,
+                l->ep, l->etp};
     _Static_assert(TS_ARRAY_LEN(x) == TS_ARRAY_LEN(layout_fields), "layout fields");
     memcpy(v, x, sizeof x);
 }
@@ -71,6 +73,8 @@ static void layout_set(struct ts_layout *l, const long v[N_LAYOUT_FIELDS])
     l->zero = (uint8_t)v[11];
     l->tp_overlap = (uint8_t)v[12];
     l->software = (uint8_t)v[13];
+    l->ep = (uint16_t)v[14];
+    l->etp = (uint16_t)v[15];
 }
 
 /* The outcome's doubles, by name and offset; the flags come first in each row. */
@@ -551,7 +555,8 @@ int ts_sweep_progress_load(const char *path, const struct ts_sweep *sw,
                   cJSON_GetArraySize(at) == N_LAYOUT_FIELDS && cJSON_IsArray(oc) &&
                   cJSON_GetArraySize(oc) == np;
         for (int i = 0; ok && i < N_LAYOUT_FIELDS; i++)
-            ok = get_long(cJSON_GetArrayItem(at, i), 0, i == 0 || i >= 7 ? 255 : 1L << 30, &lv[i]);
+            ok = get_long(cJSON_GetArrayItem(at, i), 0,
+                          i >= 14 ? 1L << 15 : i == 0 || i >= 7 ? 255 : 1L << 30, &lv[i]);
         struct ts_layout l;
         if (ok)
             layout_set(&l, lv);

@@ -19,7 +19,7 @@ const char *const ts_reject_names[TS_REJECT_COUNT] = {
 _Static_assert(TS_REJECT_COUNT == 8, "update ts_reject_names");
 /* The software index lives in what was padding: partial files and memcmp of layouts rely on
  * a layout having no padding bytes. */
-_Static_assert(sizeof(struct ts_layout) == 32, "struct ts_layout has padding or grew");
+_Static_assert(sizeof(struct ts_layout) == 36, "struct ts_layout has padding or grew");
 
 /* Default spot preemption rate when a sweep prices spot without a reliability.spot section:
  * the top band of the AWS Spot Advisor (more than 20% of instances interrupted per month),
@@ -38,6 +38,8 @@ static void layout_parallel(const struct ts_sweep *sw, const struct ts_layout *l
     p->tp = l->tp;
     p->pp = l->pp;
     p->cp = l->cp;
+    p->ep = l->ep;
+    p->etp = l->etp;
     p->dp = gpus / (l->tp * l->cp * l->pp);
     p->microbatch = l->microbatch;
     p->schedule = (enum ts_schedule)l->schedule;
@@ -731,6 +733,16 @@ static void stream_run(struct stream *st)
     int ntp = dim_values(&sw->tp, auto_tp, n_auto_tp, tps);
     int npp = dim_values(&sw->pp, auto_pp, n_auto_pp, pps);
     int ncp = dim_values(&sw->cp, auto_cp, 5, cps);
+    /* Expert parallelism: auto = every divisor of the experts (experts % ep checked by
+     * construction; ep x etp dividing the stage's GPUs is left to the job validator, which
+     * counts the refusals as divisibility), etp 1, 2, 4, 8 (a dense model: 1 and 1). */
+    int eps[TS_SWEEP_LIST_MAX], etps[TS_SWEEP_LIST_MAX], auto_ep[TS_SWEEP_LIST_MAX];
+    static const int auto_etp[] = {1, 2, 4, 8};
+    static const int one[] = {1};
+    bool moe = ts_model_is_moe(m);
+    int n_auto_ep = moe ? divisors(m->moe.experts, 1 << 15, auto_ep, TS_SWEEP_LIST_MAX) : 0;
+    int nep = moe ? dim_values(&sw->ep, auto_ep, n_auto_ep, eps) : dim_values(&sw->ep, one, 1, eps);
+    int netp = moe ? dim_values(&sw->etp, auto_etp, 4, etps) : dim_values(&sw->etp, one, 1, etps);
     int nmb = dim_values(&sw->microbatch, auto_mb, 5, mbs);
     int nz = dim_values(&sw->zero, auto_zero, 4, zs);
     int nsched = dim_values(&sw->schedule, auto_sched, 2, scheds);
@@ -798,7 +810,8 @@ static void stream_run(struct stream *st)
                                             nz_ok += !(zs[zi] > 0 && dp * cp == 1);
                                         for (int oi = 0; oi < ntpo; oi++)
                                             ntpo_ok += !(tpos[oi] && tp == 1);
-                                        st->count += (uint64_t)nv * nsp_ok * (uint64_t)nrec * nz_ok * ntpo_ok;
+                                        st->count += (uint64_t)nv * nsp_ok * (uint64_t)nrec * nz_ok *
+                                                     ntpo_ok * (uint64_t)nep * (uint64_t)netp;
                                         continue;
                                     }
                                     for (int vi = 0; vi < nv; vi++)
@@ -809,7 +822,9 @@ static void stream_run(struct stream *st)
                                                 for (int zi = 0; zi < nz; zi++) {
                                                     if (zs[zi] > 0 && dp * cp == 1)
                                                         continue;   /* nothing to shard over */
-                                                    for (int oi = 0; oi < ntpo; oi++) {
+                                                    for (int oi = 0; oi < ntpo; oi++)
+                                                    for (int ei = 0; ei < nep; ei++)
+                                                    for (int ti = 0; ti < netp; ti++) {
                                                         if (tpos[oi] && tp == 1)
                                                             continue;
                                                         struct ts_layout l;
@@ -828,6 +843,8 @@ static void stream_run(struct stream *st)
                                                         l.recompute = (uint8_t)recs[ri];
                                                         l.zero = (uint8_t)zs[zi];
                                                         l.tp_overlap = (uint8_t)tpos[oi];
+                                                        l.ep = (uint16_t)eps[ei];
+                                                        l.etp = (uint16_t)etps[ti];
                                                         stream_emit(st, &l);
                                                     }
                                                 }
@@ -1152,7 +1169,10 @@ static void csv_sink(struct stream *st, long index, const struct ts_layout *l, c
             ts_buf_printf(b, ",,,,,,,,");
         }
         /* Last, so that the columns before keep their positions. */
-        ts_buf_printf(b, "%s\n", sw->software[l->software].name);
+        if (ts_model_is_moe(&sw->model))
+            ts_buf_printf(b, "%s,%d,%d\n", sw->software[l->software].name, l->ep, l->etp);
+        else
+            ts_buf_printf(b, "%s\n", sw->software[l->software].name);
     }
 }
 
@@ -1166,7 +1186,8 @@ static int csv_write(struct bnb *s, const char *path, struct worker *workers, in
     ts_buf_printf(&b, "system,nodes,gpus,global_batch,tp,pp,dp,cp,microbatch,schedule,virtual_stages,"
                   "sequence_parallel,recompute,zero,tp_comm_overlap,status,memory_gib,bound_time_s,"
                   "bound_cost_usd,pricing,iteration_s,tokens_per_s,mfu,time_to_train_s,"
-                  "estimated_time_to_train_s,cost_usd,meets,software\n");
+                  "estimated_time_to_train_s,cost_usd,meets,software%s\n",
+                  ts_model_is_moe(&s->sw->model) ? ",ep,etp" : "");
     struct csvw cw = {s, &b};
     done_sort(s);
     struct stream *st = stream_new(s->sw, opt, workers, nthreads, csv_sink, &cw);

@@ -9,7 +9,7 @@
  * job, a constraint and an objective.
  *
  * Search:
- *   1. Enumerate layouts (system x software profile x nodes x global batch x tp x pp x cp x microbatch x
+ *   1. Enumerate layouts (system x software profile x nodes x global batch x tp x pp x ep x etp x cp x microbatch x
  *      schedule x virtual stages x sequence parallel x recompute x ZeRO x TP overlap); the
  *      pricing models are priced inside each layout's evaluation.
  *   2. Reject invalid layouts (divisibility: the job validator), layouts that do not fit in
@@ -71,6 +71,8 @@ struct ts_sweep {
     enum ts_precision precision;
     /* parallel dimensions searched */
     struct ts_int_list tp, pp, cp, microbatch, virtual_stages, zero;
+    struct ts_int_list ep, etp;             // expert (tensor) parallel; "auto": ep every divisor
+                                            //   of the experts, etp 1, 2, 4, 8 (dense: 1)
     struct ts_int_list schedule;            // values of enum ts_schedule
     struct ts_int_list sequence_parallel;   // 0 / 1
     struct ts_int_list recompute;           // values of enum ts_recompute
@@ -130,6 +132,7 @@ struct ts_layout {
     int32_t nodes;
     int32_t global_batch;
     int32_t tp, pp, cp, microbatch;
+    uint16_t ep, etp;       // expert parallel, expert tensor parallel (1 for dense models)
 };
 
 /* Reasons a layout is rejected, in the order they are checked (TS_REJECT_TASKS, added later,

@@ -13,6 +13,8 @@
  *   "software": "megatron-core" | ["megatron-core", "pytorch-fsdp", ...],  names, paths or
  *                objects; default megatron-core; each profile is a searched dimension
  *   "parallel": "auto" | {"tp": [1, 2, 4, 8] | 8 | "auto", "pp": ..., "cp": ..., "microbatch": ...,
+ *                "ep": ..., "etp": ... (MoE models; "auto": ep every divisor of the experts, etp
+ *                1, 2, 4, 8; dense models search ep = etp = 1 only),
  *                "schedule": ..., "virtual_stages": ..., "sequence_parallel": ..., "recompute": ...,
  *                "zero": ..., "tp_comm_overlap": ...,
  *                and fixed options as in a job: "dp_overlap", "attention", "p2p_overlap", ...},
@@ -53,6 +55,8 @@ static const struct dim dims[] = {
     {"tp", NULL, 0, offsetof(struct ts_sweep, tp), 1, 1 << 16},
     {"pp", NULL, 0, offsetof(struct ts_sweep, pp), 1, 1 << 16},
     {"cp", NULL, 0, offsetof(struct ts_sweep, cp), 1, 1 << 16},
+    {"ep", NULL, 0, offsetof(struct ts_sweep, ep), 1, 1 << 15},
+    {"etp", NULL, 0, offsetof(struct ts_sweep, etp), 1, 1 << 15},
     {"microbatch", NULL, 0, offsetof(struct ts_sweep, microbatch), 1, 1 << 20},
     {"virtual_stages", NULL, 0, offsetof(struct ts_sweep, virtual_stages), 1, TS_VIRTUAL_MAX},
     {"zero", NULL, 0, offsetof(struct ts_sweep, zero), 0, 3},

@@ -116,8 +116,8 @@ static void as_flow(const struct ts_system *sys, enum ts_coll coll, const struct
 
 /* Exposed time of one pass's expert-parallel traffic in an MoE layer: `n` token exchanges
  * (dispatch and combine alternate) over the EP group by the job's dispatcher (sim/comm
- * ts_comm_moe_dispatch / _combine; the plain NCCL all-to-all prices `a2a_bytes`, one rank's
- * send buffer at the busiest receiver's share), plus the expert-tensor-parallel all-gather
+ * ts_comm_moe_dispatch / _combine; NCCL's all-to-all sends a2a_bytes, one rank's top_k
+ * copies at the busiest receiver's share), plus the expert-tensor-parallel all-gather
  * and reduce-scatter. Exposed in full unless the stack overlaps the all-to-all with another
  * microbatch's compute (moe_a2a_overlap: Megatron-Core's 1F1B-interleaved EP overlap,
  * DualPipe-like), which hides it behind the pass's `compute_s` and leaves the excess. */
@@ -132,17 +132,12 @@ static double moe_exposed(const struct ts_job *job, const struct ts_group *g_ep,
     if (n > 0 && g_ep->size > 1) {
         enum ts_moe_dispatcher d = (enum ts_moe_dispatcher)par->moe_dispatcher;
         struct ts_coll_cost disp, comb;
-        if (d == TS_MOE_ALLTOALL) {
-            ts_comm_collective(sys, TS_COLL_ALLTOALL, g_ep, x->a2a_bytes, &disp);
-            comb = disp;
-        } else {
-            /* the dispatcher's balanced bytes, stretched by the busiest receiver's share */
-            double busy = x->tokens_bytes > 0 ? x->a2a_bytes / (e->top_k * x->tokens_bytes) : 1.0;
-            ts_comm_moe_dispatch(sys, g_ep, x->tokens_bytes * busy, e->top_k, e->experts, par->ep,
-                                 d, &disp);
-            ts_comm_moe_combine(sys, g_ep, x->tokens_bytes * busy, e->top_k, e->experts, par->ep,
-                                d, &comb);
-        }
+        /* the dispatcher's balanced bytes, stretched by the busiest receiver's share */
+        double busy = x->tokens_bytes > 0 ? x->a2a_bytes / (e->top_k * x->tokens_bytes) : 1.0;
+        ts_comm_moe_dispatch(sys, g_ep, x->tokens_bytes * busy, e->top_k, e->experts, par->ep, d,
+                             &disp);
+        ts_comm_moe_combine(sys, g_ep, x->tokens_bytes * busy, e->top_k, e->experts, par->ep, d,
+                            &comb);
         for (int i = 0; i < n; i++)
             a2a += i % 2 == 0 ? disp.time_s : comb.time_s;
     }

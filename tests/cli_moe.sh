@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# Command-line tests of mixture-of-experts models (README "Mixture of experts"): bad moe,
+# attention and expert-parallel inputs exit 2 naming the file and the JSON path, with
+# nothing on stdout; an MoE job runs end to end (run, JSON and table) and an MoE sweep
+# searches ep and reports it.
+#
+# usage: bash tests/cli_moe.sh path/to/trainsim   (ctest passes the built binary)
+set -u
+
+# shellcheck source=cli.bash
+. "$(dirname "$0")/cli.bash" cli_moe "$@"
+
+# job MODEL_JSON PARALLEL_JSON: a small job file using an inline model.
+job() {
+    printf '{"model": %s, "system": "dgx-h100", "gpus": 8, "global_batch": 8, "parallel": %s, "training": {"tokens": "1B"}, "reliability": "none"}\n' \
+        "$1" "$2" >"$tmp/job.json"
+}
+MODEL_HEAD='"name": "m", "layers": 4, "hidden": 1024, "heads": 8, "ffn": "swiglu", "vocab": 1024, "seq_len": 1024'
+
+# bad NAME MODEL_EXTRA PARALLEL NEEDLE: the run exits 2, stdout empty, stderr has NEEDLE.
+bad() {
+    job "{$MODEL_HEAD$2}" "$3"
+    run "$1" run "$tmp/job.json" --format json
+    expect_rc "$1" 2
+    if [ -s "$tmp/$1.out" ]; then fail "$1: something on stdout"; fi
+    expect_in "$tmp/$1.err" "$4" "$1"
+}
+
+MOE=', "moe": {"experts": 8, "top_k": 2, "expert_ffn_hidden": 512}'
+bad ep_divides_experts "$MOE" '{"ep": 3}' 'job.json: parallel.ep: 3 does not divide experts (8)'
+bad ep_on_dense '' '{"ep": 2}' 'parallel.ep: 2, but model m has no experts'
+bad top_k_over_experts ', "moe": {"experts": 4, "top_k": 8, "expert_ffn_hidden": 512}' '{}' \
+    'model.moe.top_k: 8 exceeds experts (4)'
+bad moe_unknown_key ', "moe": {"experts": 4, "top_k": 2, "expert_ffn_hidden": 512, "topk": 2}' '{}' \
+    'model.moe'
+bad moe_missing_experts ', "moe": {"top_k": 2, "expert_ffn_hidden": 512}' '{}' 'model.moe.experts'
+bad capacity_not_a_number ', "moe": {"experts": 4, "top_k": 2, "expert_ffn_hidden": 512, "capacity_factor": "high"}' \
+    '{}' 'model.moe.capacity_factor: "high" is not a capacity factor'
+bad capacity_below_one ', "moe": {"experts": 4, "top_k": 2, "expert_ffn_hidden": 512, "capacity_factor": 0.5}' \
+    '{}' 'model.moe.capacity_factor'
+bad imbalance_below_one ', "moe": {"experts": 4, "top_k": 2, "expert_ffn_hidden": 512, "load_imbalance": 0.9}' \
+    '{}' 'model.moe.load_imbalance'
+bad dense_layers_all ', "moe": {"experts": 4, "top_k": 2, "expert_ffn_hidden": 512, "dense_layers": 4}' \
+    '{}' 'model.moe.dense_layers: 4 leaves no MoE layer'
+bad mla_missing_rank ', "attention": {"kind": "mla", "q_lora_rank": 256, "qk_rope_head_dim": 64, "qk_nope_head_dim": 64, "v_head_dim": 64}' \
+    '{}' 'model.attention.kv_lora_rank'
+bad attention_kind ', "attention": {"kind": "linear"}' '{}' 'model.attention.kind'
+bad window_pattern_alone ', "sliding_window_pattern": 2' '{}' \
+    'model.sliding_window_pattern: 2 needs sliding_window'
+bad mtp_dense ', "mtp_layers": 1' '{}' 'model.mtp_layers: 1 multi-token-prediction modules need a moe section'
+bad moe_tp_without_sp "$MOE" '{"tp": 2}' 'parallel.sequence_parallel'
+
+# An MoE job end to end: feasible, with its expert layout in the JSON and the table.
+run mixtral_json run "$ROOT/configs/mixtral-8x7b-h100.json" --format json
+expect_rc mixtral_json 0
+expect_in "$tmp/mixtral_json.out" '"feasible":  true' "mixtral run"
+expect_in "$tmp/mixtral_json.out" '"ep":  8' "mixtral run ep"
+expect_in "$tmp/mixtral_json.out" '"edp":  2' "mixtral run edp"
+expect_in "$tmp/mixtral_json.out" '"parameters":  46702792704' "mixtral parameters"
+run mixtral_table run "$ROOT/configs/mixtral-8x7b-h100.json" --format table
+expect_rc mixtral_table 0
+
+# An MoE sweep: ep searched, the answer names its ep.
+run sweep_json sweep "$ROOT/configs/mixtral-8x7b-ep-sweep.json" --format json
+expect_rc sweep_json 0
+expect_in "$tmp/sweep_json.out" '"found":  true' "moe sweep"
+expect_in "$tmp/sweep_json.out" '"ep":  ' "moe sweep ep"
+run sweep_csv sweep "$ROOT/configs/mixtral-8x7b-ep-sweep.json" --format json --csv "$tmp/s.csv"
+expect_rc sweep_csv 0
+head -1 "$tmp/s.csv" | grep -q ',software,ep,etp$' || fail "moe sweep csv: no ep, etp columns"
+
+finish
