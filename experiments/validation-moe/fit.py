@@ -72,6 +72,13 @@ def main():
         print("%-26s %-9s compute_scale %.4f  <- %s" % (profile, device, scale, row))
         fitted[profile].append(collections.OrderedDict([
             ("device", device), ("compute_scale", scale), ("row", row)]))
+    # H200 is the H100's GH100 chip with more and faster HBM: it takes the H100 value.
+    for profile, consts in list(fitted.items()):
+        for c in list(consts):
+            if c["device"] == "h100-sxm":
+                consts.append(collections.OrderedDict([
+                    ("device", "h200-sxm"), ("compute_scale", c["compute_scale"]),
+                    ("row", c["row"] + " (= h100-sxm: same GH100 chip)")]))
     for profile, consts in fitted.items():
         path = "configs/software/%s.json" % profile
         sw = load(path)

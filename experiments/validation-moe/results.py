@@ -15,11 +15,35 @@ import subprocess
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
+def write_bands(root, res):
+    """The residual band of each (profile, device) into configs/software/PROFILE.json."""
+    import collections
+    for profile in sorted(set(x["software"] for x in res)):
+        path = os.path.join(root, "configs/software/%s.json" % profile)
+        with open(path) as f:
+            sw = json.load(f, object_pairs_hook=collections.OrderedDict)
+        bands = []
+        for dev in sorted(set(x["device"] for x in res if x["software"] == profile)):
+            e = [x["error"] for x in res if x["software"] == profile and x["device"] == dev]
+            bands.append(collections.OrderedDict([
+                ("device", dev),
+                ("rows", "Megatron-Bridge performance summary MoE rows "
+                         "(experiments/validation-moe/results.md), %d rows incl. the fit row" % len(e)),
+                ("n_rows", len(e)), ("min_error", round(min(e), 3)),
+                ("max_error", round(max(e), 3))]))
+        sw["validation"] = bands
+        with open(path, "w") as f:
+            json.dump(sw, f, indent=2, ensure_ascii=False)
+            f.write("\n")
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--trainsim", required=True)
     ap.add_argument("--root", required=True)
     ap.add_argument("--out", required=True)
+    ap.add_argument("--write-bands", action="store_true",
+                    help="write each profile's per-device residual band into its file")
     a = ap.parse_args()
     with open(os.path.join(HERE, "published.json")) as f:
         doc = json.load(f)
@@ -37,7 +61,7 @@ def main():
         res.append(dict(table=r["table"], label=r["label"], config=r["config"],
                         software=job["software"], published=r["published"], predicted=pred,
                         error=pred / r["published"] - 1, fit=r["config"] in fit_rows,
-                        feasible=d["feasible"]))
+                        feasible=d["feasible"], device=d["accelerator"]))
     with open(os.path.join(a.out, "results.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(res[0]))
         w.writeheader()
@@ -73,6 +97,8 @@ def main():
               "slow." % (len(e), 100 * mean, 100 * mx, 100 * o["mean_abs"], 100 * o["max_abs"],
                          "" if ok else ", MISSED", len(held), 100 * hmean,
                          sum(v > 0 for v in e), sum(v < 0 for v in e)), ""]
+    if a.write_bands:
+        write_bands(a.root, res)
     with open(os.path.join(HERE, "results.md"), "w") as f:
         f.write("\n".join(lines))
     print("\n".join(lines[-9:]))
