@@ -443,22 +443,22 @@ static double group_time(const struct kern *k, double m, double n, double kk, do
 static void grouped(const struct kern *k, const struct shape *sh, struct ts_pass *p, bool tok_m,
                     double d1, double d2, double out_bytes)
 {
-    double fm = 0.0, fb = 0.0, tm = 0.0, tb;
+    double fm = 0.0, fb = 0.0, tm, tb;
     if (tok_m) {
         if (k->fp8) {
             double c = 4.0 * sh->m_tot * d2 / k->mem_bw + k->latency;
             p->mem_s += c;
             p->kernels += 1;
         }
-        if (sh->n_local > 1)
-            tm = group_time(k, sh->m_mean, d1, d2, out_bytes, &fm);
+        tm = group_time(k, sh->m_mean, d1, d2, out_bytes, &fm);
         tb = group_time(k, sh->m_busy, d1, d2, out_bytes, &fb);
     } else {
-        if (sh->n_local > 1)
-            tm = group_time(k, d1, d2, sh->m_mean, out_bytes, &fm);
+        tm = group_time(k, d1, d2, sh->m_mean, out_bytes, &fm);
         tb = group_time(k, d1, d2, sh->m_busy, out_bytes, &fb);
     }
-    p->flops += (sh->n_local - 1.0) * fm + fb;
+    /* Time is the busiest GPU's; FLOPs the mean GPU's (hardware FLOPs sum over all GPUs). */
+    (void)fb;
+    p->flops += sh->n_local * fm;
     p->gemm_s += (sh->n_local - 1.0) * tm + tb + k->latency;
     p->kernels += 1;
 }
@@ -1444,8 +1444,11 @@ double ts_compute_optimizer_time(const struct ts_job *job, const struct ts_compu
 {
     const struct ts_accel *a = &job->system.accel;
     double local = ts_compute_stage_params(job, c, stage);
-    if (job->parallel.zero >= 1)
-        local /= ts_job_shard_ranks(job);
+    if (job->parallel.zero >= 1) {
+        /* routed experts shard over the expert-data-parallel ranks (memory.c) */
+        double experts = ts_compute_stage_expert_params(job, c, stage);
+        local = (local - experts) / ts_job_shard_ranks(job) + experts / ts_job_edp(job);
+    }
     const struct ts_sw_mech *sw = &job->parallel.sw;
     double latency = sw->kernel_latency_s >= 0 ? sw->kernel_latency_s : a->kernel_latency;
     double t = local * c->optimizer_bytes_per_param / (a->memory_bandwidth * a->memory_efficiency);

@@ -428,6 +428,20 @@ cJSON *ts_report_run_json(const struct ts_run_output *r)
     add_num(o, "memory_per_gpu_bytes", it->memory.total_bytes);
     add_num(o, "memory_capacity_bytes", it->memory_capacity_bytes);
     add_num(o, "parameters", it->params);
+    if (ts_model_is_moe(&job->model)) {
+        const struct ts_moe *e = &job->model.moe;
+        cJSON *x = cJSON_CreateObject();
+        add_num(x, "active_parameters", it->active_params);
+        add_num(x, "experts", e->experts);
+        add_num(x, "top_k", e->top_k);
+        add_num(x, "experts_per_gpu", (double)e->experts / job->parallel.ep);
+        add_num(x, "load_imbalance", e->load_imbalance);
+        cJSON_AddBoolToObject(x, "load_imbalance_default", !e->load_imbalance_given);
+        add_num(x, "dropped_fraction", it->moe_dropped_fraction);
+        cJSON_AddStringToObject(x, "dispatcher", ts_moe_dispatcher_names[job->parallel.moe_dispatcher]);
+        cJSON_AddBoolToObject(x, "a2a_overlap", job->parallel.moe_a2a_overlap);
+        cJSON_AddItemToObject(o, "moe", x);
+    }
     if (job->has_training) {
         add_num(o, "tokens", job->training.tokens);
         add_num(o, "iterations", it->iterations);

@@ -38,6 +38,8 @@ void ts_step_evaluate(const struct ts_job *job, enum ts_method method, struct ts
     ts_compute_build(job, c);
     out->method = method;
     out->params = ts_compute_param_count(job, c);
+    out->active_params = ts_compute_active_param_count(job, c);
+    out->moe_dropped_fraction = c->moe_layer.moe.dropped_fraction;
     out->memory_stage = ts_memory_worst(job, c, &out->memory);
     out->memory_capacity_bytes = job->system.accel.memory_bytes;
     out->feasible = out->memory.total_bytes <= out->memory_capacity_bytes;

@@ -220,6 +220,9 @@ struct ts_iteration {
     double mfu, hfu;                // over the peak of the job's precision
     double bubble_fraction;
     double params;                  // model parameters
+    double active_params;           // of which a token activates (MoE: top_k routed experts
+                                    //   per layer; = params for a dense model)
+    double moe_dropped_fraction;    // routed token copies dropped by the capacity factor
     int memory_stage;               // stage with the most memory per GPU
     struct ts_memory memory;        // its breakdown
     double memory_capacity_bytes;
