@@ -158,10 +158,20 @@ static void llm_foundry_pytorch_fsdp_runs_are_reproduced_within_the_validation_t
     assert_int_equal(check_file("experiments/validation-frameworks/published.json"), 216);
 }
 
+static void megatron_bridge_moe_runs_are_reproduced_within_the_validation_thresholds(void **state)
+{
+    (void)state;
+    /* experiments/validation-moe: the BF16 (and H100 FP8 Qwen3-235B) MoE pre-training rows of
+     * the Megatron-Bridge performance summary, profiles megatron-bridge-alltoall / -flex with
+     * one constant per device fitted on one named row (fit.py) */
+    assert_int_equal(check_file("experiments/validation-moe/published.json"), 21);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(llm_foundry_pytorch_fsdp_runs_are_reproduced_within_the_validation_thresholds),
+        cmocka_unit_test(megatron_bridge_moe_runs_are_reproduced_within_the_validation_thresholds),
         cmocka_unit_test(published_a100_runs_are_reproduced_within_the_validation_thresholds),
         cmocka_unit_test(published_hopper_and_blackwell_runs_are_reproduced_within_the_validation_thresholds),
     };

@@ -1,0 +1,97 @@
+#!/usr/bin/env python3
+"""Fit the one compute_scale per (device, software profile) of the MoE profiles, each on the
+one published row named in FIT, and write it into configs/software/PROFILE.json.
+
+compute_scale multiplies the accelerator's sustained_compute for jobs on that profile
+(sim/spec/software.c "calibration"). The predicted tokens/s/GPU rises monotonically with it, so
+bisection finds the value that reproduces the row. Every other row of published.json is
+validation. Usage: experiments/validation-moe/fit.py [--trainsim PATH]
+Standard library only; deterministic (fixed bisection steps, values rounded to 4 digits).
+"""
+import argparse
+import collections
+import json
+import os
+import subprocess
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+
+# (profile, device): the job of the fit row. Middle releases (26.04) of the repeated GPT-OSS
+# rows; DeepSeek-V3 for the flex profile (the only other flex row, Qwen3-235B, is validation).
+FIT = [
+    ("megatron-bridge-alltoall", "h100-sxm", "configs/validation/moe-h100-gpt-oss-120b-bf16-g64-2604.json"),
+    ("megatron-bridge-alltoall", "b200-sxm", "configs/validation/moe-b200-gpt-oss-120b-bf16-g64-2604.json"),
+    ("megatron-bridge-alltoall", "gb200", "configs/validation/moe-gb200-gpt-oss-120b-bf16-g64-2604.json"),
+    ("megatron-bridge-flex", "gb200", "configs/validation/moe-gb200-deepseek-v3-bf16-g256-2511.json"),
+]
+
+
+def load(path):
+    with open(os.path.join(ROOT, path)) as f:
+        return json.load(f, object_pairs_hook=collections.OrderedDict)
+
+
+def predict(trainsim, job, profile, device, scale):
+    sw = load("configs/software/%s.json" % profile)
+    sw["calibration"] = {"note": "fit", "constants": [
+        {"device": device, "compute_scale": scale, "row": "fit"}]}
+    job = dict(job, software=sw)
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        json.dump(job, f)
+        name = f.name
+    try:
+        out = subprocess.run([trainsim, "run", name], check=True, capture_output=True,
+                             text=True, env=dict(os.environ, TRAINSIM_HOME=ROOT)).stdout
+    finally:
+        os.unlink(name)
+    d = json.loads(out)
+    return d["tokens_per_s"] / d["gpus"]
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--trainsim", default=os.path.join(ROOT, "build/sim/trainsim"))
+    args = ap.parse_args()
+    published = {r["config"]: r for r in load("experiments/validation-moe/published.json")["rows"]}
+    fitted = collections.defaultdict(list)
+    for profile, device, config in FIT:
+        target = published[config]["published"]
+        job = load(config)
+        lo, hi = 0.05, 2.0
+        for _ in range(40):
+            mid = 0.5 * (lo + hi)
+            if predict(args.trainsim, job, profile, device, mid) < target:
+                lo = mid
+            else:
+                hi = mid
+        scale = round(0.5 * (lo + hi), 4)
+        row = "%s (%s): %.0f tokens/s/GPU" % (
+            load(config)["description"].split(": ")[0], config, target)
+        print("%-26s %-9s compute_scale %.4f  <- %s" % (profile, device, scale, row))
+        fitted[profile].append(collections.OrderedDict([
+            ("device", device), ("compute_scale", scale), ("row", row)]))
+    # H200 is the H100's GH100 chip with more and faster HBM: it takes the H100 value.
+    for profile, consts in list(fitted.items()):
+        for c in list(consts):
+            if c["device"] == "h100-sxm":
+                consts.append(collections.OrderedDict([
+                    ("device", "h200-sxm"), ("compute_scale", c["compute_scale"]),
+                    ("row", c["row"] + " (= h100-sxm: same GH100 chip)")]))
+    for profile, consts in fitted.items():
+        path = "configs/software/%s.json" % profile
+        sw = load(path)
+        sw["calibration"] = collections.OrderedDict([
+            ("note", "One compute_scale per device (a multiplier on sustained compute), fitted "
+                     "by experiments/validation-moe/fit.py on the one Megatron-Bridge row named "
+                     "with it; every other row of experiments/validation-moe/published.json is "
+                     "validation."),
+            ("constants", consts)])
+        with open(os.path.join(ROOT, path), "w") as f:
+            json.dump(sw, f, indent=2, ensure_ascii=False)
+            f.write("\n")
+
+
+if __name__ == "__main__":
+    main()
