@@ -119,6 +119,39 @@ static void qwen3_30b_a3b_counts_match_the_shape_count_without_its_qk_norms(void
     assert_close(active, 3353032704.0 - 12288.0, 0.0, 0.5);
 }
 
+/* count_params.py on the verbatim GPT-OSS config: 116,829,156,672 total, 5,711,982,912
+ * activated (with the input embedding); trainsim does not model the 64 attention sinks per
+ * layer (2,304) and counts biased norms as LayerNorms (weight + bias: 36 x 2 x 2880 + 2880 =
+ * 210,240 more than GPT-OSS's RMSNorms), so it is 207,936 above both. */
+static void gpt_oss_120b_counts_match_the_shape_count_but_sinks_and_norm_biases(void **state)
+{
+    (void)state;
+    double total, active;
+    counts("gpt-oss-120b", &total, &active);
+    assert_close(total, 116829156672.0 + 207936.0, 0.0, 0.5);
+    assert_close(active, 5711982912.0 + 207936.0, 0.0, 0.5);
+}
+
+/* Published sizes, rounded to whole billions: each count must round to the published figure
+ * (Qwen3-235B-A22B model card 235B / 22B; Mixtral 8x22B 141B / 39B, Mistral AI's
+ * announcement; the catalogue files cite their configs). Llama 4's 109B / 400B are size
+ * names of the multimodal checkpoints, not counts of the text model, so they are not here. */
+static void catalogue_moe_counts_round_to_their_published_sizes(void **state)
+{
+    (void)state;
+    static const struct { const char *model; double total, active; } rows[] = {
+        {"qwen3-235b-a22b", 235e9, 22e9},
+        {"mixtral-8x22b", 141e9, 39e9},
+    };
+    for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+        double total, active;
+        counts(rows[i].model, &total, &active);
+        print_message("  %s: %.4gB total, %.4gB active\n", rows[i].model, total / 1e9, active / 1e9);
+        assert_close(total, rows[i].total, 0.0, 0.5e9);
+        assert_close(active, rows[i].active, 0.0, 0.5e9);
+    }
+}
+
 /* ---------------------------------------------------------------- dense equivalence */
 
 /* One routed expert of the dense MLP's width, top-1, no shared expert: nothing is routed,
@@ -390,6 +423,8 @@ int main(void)
         cmocka_unit_test(deepseek_v3_counts_match_the_shape_count_and_the_published_671b_37b),
         cmocka_unit_test(mixtral_8x7b_counts_match_the_published_46_7b_and_12_9b),
         cmocka_unit_test(qwen3_30b_a3b_counts_match_the_shape_count_without_its_qk_norms),
+        cmocka_unit_test(gpt_oss_120b_counts_match_the_shape_count_but_sinks_and_norm_biases),
+        cmocka_unit_test(catalogue_moe_counts_round_to_their_published_sizes),
         cmocka_unit_test(one_expert_top1_moe_equals_the_dense_model_exactly),
         cmocka_unit_test(all_to_all_dispatch_and_combine_cost_alpha_beta_by_hand),
         cmocka_unit_test(load_imbalance_scales_the_busiest_experts_gemm_time),
