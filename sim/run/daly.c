@@ -166,6 +166,21 @@ double ts_run__phases_mean_s(const struct ts_reliability *rel, int gpus, int nod
                 : 0.0);
 }
 
+double ts_run_hang_fraction(const struct ts_reliability *rel, int gpus, int nodes)
+{
+    return ts_run__failure_hang_fraction(rel, gpus, nodes);
+}
+
+double ts_run_recovery_phases_mean(const struct ts_reliability *rel, int gpus, int nodes)
+{
+    return ts_run__phases_mean_s(rel, gpus, nodes);
+}
+
+double ts_run_startup(const struct ts_reliability *rel, int nodes)
+{
+    return ts_run__startup_s(rel, nodes);
+}
+
 double ts_run__startup_s(const struct ts_reliability *rel, int nodes)
 {
     return rel->mech.recovery.startup_s + rel->mech.recovery.startup_per_node_s * nodes;

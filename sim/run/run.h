@@ -187,6 +187,17 @@ double ts_run_young_interval(double delta, double M);
  * scaled). +infinity when nothing can interrupt. */
 double ts_run_job_mtbf(const struct ts_reliability *rel, int gpus, int nodes);
 
+/* Share of the job's unplanned failures that are hangs (each process's hang_fraction, or
+ * recovery.hang_fraction for all, weighted by the rates at this size). */
+double ts_run_hang_fraction(const struct ts_reliability *rel, int gpus, int nodes);
+
+/* Mean of the recovery phases before the constant restart of one unplanned failure:
+ * detection (crash or hang), diagnosis + replacement (lognormal mean), queue. */
+double ts_run_recovery_phases_mean(const struct ts_reliability *rel, int gpus, int nodes);
+
+/* Framework start-up of a restart at this size: startup + startup_per_node x nodes. */
+double ts_run_startup(const struct ts_reliability *rel, int nodes);
+
 /* Fill the derived constants. Returns TS_ERR_INPUT (with a message naming the reliability
  * key) when the input cannot run, e.g. a checkpoint interval shorter than an iteration, or
  * when the run cannot finish in any useful time: more than 1e5 expected interruptions
