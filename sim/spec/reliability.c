@@ -23,6 +23,10 @@
  *                                          failures of ONE component (one GPU, one node,
  *                                          the job)
  *         "distribution": "exponential" | "weibull",         default "exponential"
+ *         "hang_fraction": f,              share of its failures that are hangs, detected
+ *                                          at recovery.hang_timeout, 0..1; default 0 (the
+ *                                          default processes: GPU 0, host 0, NIC 1, switch 1,
+ *                                          software 7/63; see mix[])
  *         "shape": k,                      Weibull shape, 0.1 <= k <= 1000, default 1 (k < 1:
  *                                          infant mortality, k > 1: wear-out; a very large
  *                                          k fails almost exactly at the mtbf); with
@@ -53,8 +57,13 @@
  *       "snapshot_bandwidth": B/s,         async: device-to-host copy per GPU, default 25 GB/s
  *       "keep": k                          checkpoints retained in storage, default 2
  *     },                                   (at least one write and one read limit must be set)
- *     "restart_overhead": duration,        detect + reschedule + initialize, default 10 min
- *                                          (the reload at read bandwidth comes on top)
+ *     "restart_overhead": duration,        constant part of every restart (the reload at read
+ *                                          bandwidth and the start-up come on top). Given
+ *                                          without "recovery": a constant restart, no
+ *                                          detection or diagnosis phase (Daly's setting).
+ *                                          Default: 0 under the default recovery phases
+ *                                          (below: Kokolis's u0 is the whole restart), 10 min
+ *                                          when a "recovery" object is given
  *     "spares": n,                         hot spare nodes, default 0
  *     "repair_time": duration,             time until a failed node is replaced when no hot
  *                                          spare is left, default 0: the scheduler swaps in a
@@ -69,6 +78,7 @@
  *       "notice": duration,                warning before reclaim, default 120 s (AWS)
  *       "reacquire": duration              time to get the capacity back, default 10 min
  *     },
+ *     "recovery", "fail_slow", "bad_nodes", "correlated", "rollback", "planned": below
  *     "replications": n,                   Monte Carlo replications, 1..1000000, default 1000
  *     "seed": n                            0..2^53, default 1
  *   }
@@ -606,14 +616,20 @@ static int parse_spot(const struct ts_jnode *node, struct ts_spot *s, struct ts_
 /* ---------------------------------------------------------------- recovery and incidents */
 
 /* The recovery phases and incident mechanisms of the run simulation (issue 13). Every key is
- * optional and every mechanism is off unless its object is given; sources are in
+ * optional and every incident mechanism is off unless its object is given. The recovery
+ * phases have a default (apply_recovery_defaults: automated diagnosis, NCCL-watchdog hangs
+ * per process, start-up per node) when neither "restart_overhead" nor "recovery" is given;
+ * "restart_overhead" alone is a constant restart (Daly's setting); a "recovery" object gives
+ * the phases itself (those it does not name are off). Sources are in
  * experiments/failure-rework/published (recovery.csv, fail-slow.csv, correlated-and-lemons.csv,
  * Derivations D8, D10, D11 of its README).
  *
  *   "recovery": {                       phases after every unplanned failure, on top of
  *                                       restart_overhead + reload (which keep their meaning)
  *     "crash_detection": duration,      default 0: a crash is seen at once
- *     "hang_fraction": f,               share of failures that are hangs, 0..1, default 0
+ *     "hang_fraction": f,               share of ALL failures that are hangs, 0..1; default:
+ *                                       each process's own share (failures[].hang_fraction;
+ *                                       the default processes carry a cited one)
  *     "hang_timeout": duration,         hang detection, default 10 min: the PyTorch
  *                                       ProcessGroupNCCL default since PR 110947 (30 min
  *                                       before; NVRx heartbeat 45 min)
@@ -622,7 +638,8 @@ static int parse_spot(const struct ts_jnode *node, struct ts_spot *s, struct ts_
  *                                       median 10 min, sigma 0.541 (mean 11.6 min; Kokolis u0
  *                                       5-20 min as 10th/90th percentiles, D10); "manual":
  *                                       median 10.6 h, sigma 0.55 (mean 12.3 h; BLOOM's manual
- *                                       incidents, D11); default: no such phase. The
+ *                                       incidents, D11); "none": no such phase;
+ *                                       default (in a recovery object): none. The
  *                                       presets are whole recoveries (detection, repair and
  *                                       restart as measured), so a job that uses one should
  *                                       set restart_overhead to 0 to count the restart once
