@@ -615,6 +615,37 @@ static void estimate_tracks_the_monte_carlo_with_every_mechanism_on(void **state
     assert_attribution_sums(&r, in.gpus);
 }
 
+static void estimate_tracks_the_monte_carlo_with_the_default_recovery(void **state)
+{
+    (void)state;
+    skip_when_slow();
+    // 64 H100 nodes with the default processes and the default recovery (automated
+    // diagnosis, watchdog hangs by process, start-up per node), 30 days of work: the sweep
+    // screens with the estimate and the finalists get the Monte Carlo, so the two must agree.
+    struct ts_run_input in = base_input(30 * 24 * HOUR);
+    in.nodes = 64;
+    in.gpus = 512;
+    in.dp = 512;
+    in.iteration_s = 10.0;
+    in.iterations = 30 * 24 * HOUR / 10.0;
+    ts_reliability_defaults(&in.rel);
+    ts_reliability_apply_defaults(&in.rel, TS_GEN_HOPPER);
+    in.rel.checkpoint.write_bandwidth = STORAGE_BW;
+    in.rel.checkpoint.node_write_bandwidth = 0.0;
+    in.rel.replications = 4000;
+    in.rel.seed = 11;
+    assert_int_equal(in.rel.recovery_mode, TS_RECOVERY_DEFAULT);
+    struct ts_run_result r, e;
+    simulate(&in, &r, NULL);
+    estimate(&in, &e);
+    report("default recovery, estimate", &r, e.mean_s);
+    assert_true(r.hangs_mean > 0.0 && r.hangs_mean < r.failures_mean);
+    assert_close(r.mean_s, e.mean_s, 0.0, 3.0 * r.stderr_s);
+    assert_close(r.failures_mean, e.failures_mean, 0.03, 0.0);
+    assert_close(r.hangs_mean, e.hangs_mean, 0.1, 0.0);
+    assert_attribution_sums(&r, in.gpus);
+}
+
 static void same_seed_gives_identical_results_with_mechanisms_on_any_thread_count(void **state)
 {
     (void)state;
@@ -661,6 +692,7 @@ int main(void)
         cmocka_unit_test(planned_interruptions_arrive_at_their_rate_and_lose_no_work),
         cmocka_unit_test(llama3_default_planned_rate_is_47_in_54_days_at_2048_nodes),
         cmocka_unit_test(estimate_tracks_the_monte_carlo_with_every_mechanism_on),
+        cmocka_unit_test(estimate_tracks_the_monte_carlo_with_the_default_recovery),
         cmocka_unit_test(same_seed_gives_identical_results_with_mechanisms_on_any_thread_count),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
