@@ -193,7 +193,8 @@ static void mechanisms_json(cJSON *o, const struct ts_job *job, const struct ts_
         add_num(d, "mean_s", rc->diagnose_median_s *
                                  exp(0.5 * rc->diagnose_sigma * rc->diagnose_sigma));
     } else {
-        cJSON_AddNullToObject(r, "diagnose");
+        cJSON *d = cJSON_AddObjectToObject(r, "diagnose");
+        cJSON_AddStringToObject(d, "distribution", "none");
     }
     add_num(r, "queue_s", rc->queue_s);
     add_num(r, "startup_s", rc->startup_s);
