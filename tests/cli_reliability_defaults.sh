@@ -120,6 +120,50 @@ bad bad_fleet '{"fleet": "tpu"}' 'reliability.fleet:'
 bad bad_fleet_and_failures '{"fleet": "a100", "failures": []}' 'reliability.fleet:'
 bad bad_component '{"failures": [{"component": "rack", "mtbf": "1 y"}]}' 'reliability.failures[0].component:'
 
+# ---------------------------------------------------------------- recovery and mechanisms listed
+
+# recov FILE KEY: a key of assumptions.recovery (6 spaces in).
+recov() {
+    sed -n "/^    \"recovery\":/,/^    }/s/^      \"$2\": *\\(.*[^,]\\),\\{0,1\\}\$/\\1/p" "$1" | head -n 1
+}
+# Without restart_overhead and recovery: the default phases (Kokolis u0 lognormal, NCCL
+# watchdog hangs with each process's share: (7 NIC + 35 switch/cable + 7 watchdog) / 419).
+[ "$(recov "$tmp/h100.out" mode)" = '"default"' ] || fail "h100: recovery.mode is $(recov "$tmp/h100.out" mode)"
+h=$(recov "$tmp/h100.out" hang_fraction)
+awk -v h="$h" 'BEGIN { w = 49 / 419; exit !(h > w - 1e-9 && h < w + 1e-9) }' ||
+    fail "h100: recovery.hang_fraction $h, expected 49/419"
+expect_in "$tmp/h100.out" '"preset":  "automated"' h100
+expect_in "$tmp/h100.out" '"median_s":  600' h100
+# phases: hangs x 10 min + the lognormal's mean 600 exp(0.541^2 / 2)
+ph=$(recov "$tmp/h100.out" phases_mean_s)
+awk -v p="$ph" 'BEGIN { w = 49 / 419 * 600 + 600 * exp(0.541^2 / 2); exit !(p > w - 1e-6 && p < w + 1e-6) }' ||
+    fail "h100: recovery.phases_mean_s $ph"
+for k in fail_slow bad_nodes correlated rollback planned; do
+    grep -q "^      \"$k\":  {" "$tmp/h100.out" || fail "h100: assumptions.mechanisms.$k missing"
+done
+expect_in "$tmp/h100.out" '"startup_s":  0.1,' h100     # restart.startup_s: 0.05 s x 2 nodes
+# restart_overhead alone: a constant restart (Daly's setting), no hangs, no diagnosis.
+job constant dgx-h100 2 '{"restart_overhead": "10 min"}'
+run constant run "$tmp/constant.json" --format json --replications 50
+expect_rc constant 0
+[ "$(recov "$tmp/constant.out" mode)" = '"constant"' ] || fail "constant: recovery.mode"
+[ "$(recov "$tmp/constant.out" hang_fraction)" = 0 ] || fail "constant: hangs in a constant restart"
+grep -A1 '"diagnose":  {' "$tmp/constant.out" | grep -q '"distribution":  "none"' || fail "constant: a diagnosis phase"
+# A recovery object: its phases; the mechanisms given are listed with their parameters.
+job given dgx-h100 2 '{"recovery": {"diagnose": "manual", "queue": "5 min"}, "rollback": {"fraction": 0.02}, "planned": {}}'
+run given run "$tmp/given.json" --format json --replications 50
+expect_rc given 0
+[ "$(recov "$tmp/given.out" mode)" = '"given"' ] || fail "given: recovery.mode"
+[ "$(recov "$tmp/given.out" queue_s)" = 300 ] || fail "given: recovery.queue_s"
+expect_in "$tmp/given.out" '"preset":  "manual"' given
+grep -A3 '"rollback":  {' "$tmp/given.out" | grep -q '"fraction":  0.02' || fail "given: rollback not listed"
+grep -A2 '"planned":  {' "$tmp/given.out" | grep -q '"enabled":  true' || fail "given: planned not listed"
+run given_t run "$tmp/given.json" --format table --replications 50
+expect_in "$tmp/given_t.out" "recovery (given): crash detection immediate" given_t
+expect_in "$tmp/given_t.out" "(manual); queue 5 min" given_t
+expect_in "$tmp/given_t.out" "rollback 2% of failures, 1 back; planned one per" given_t
+bad bad_hang '{"failures": [{"component": "node", "mtbf": "1 y", "hang_fraction": 2}]}' 'reliability.failures[0].hang_fraction:'
+
 # ---------------------------------------------------------------- sweep
 
 sweep() {

@@ -701,7 +701,7 @@ static double crossover_bill(double node_preemption_mtbf_s)
     ts_reliability_defaults(rel);
     rel->n_failures = 1;
     rel->failures[0] = (struct ts_failure_process){TS_COMP_JOB, 500.0 * HOUR,
-                                                   TS_DIST_EXPONENTIAL, 1.0, "software"};
+                                                   TS_DIST_EXPONENTIAL, 1.0, "software", 0.0};
     rel->repair_time_s = 0.0;
     rel->replications = CROSS_REPLICATIONS;
     rel->seed = 11;

@@ -204,6 +204,33 @@ static void hangs_wait_for_the_timeout_in_their_share_of_failures(void **state)
     assert_close(e.mean_s, expected, 1e-9, 0.0);
 }
 
+static void per_process_hang_shares_mix_in_the_renewal_reward_oracle(void **state)
+{
+    (void)state;
+    skip_when_slow();
+    // One node: software failures (every 6 h) all hang for the 30 min watchdog, node failures
+    // (every 3 h) crash. Detection is drawn per failure by its process, so the recovery's
+    // transform is the rate-weighted mixture: L = (a e^{-t/M} + b) / (a + b), M = 1/(a + b).
+    double a = 1.0 / (6 * HOUR), b = 1.0 / (3 * HOUR), t = 30 * MINUTE, M = 1.0 / (a + b);
+    struct ts_run_input in = base_input(30 * HOUR);
+    add_process(&in, TS_COMP_SOFTWARE, 1.0 / a, TS_DIST_EXPONENTIAL, 1.0);
+    add_process(&in, TS_COMP_NODE, 1.0 / b, TS_DIST_EXPONENTIAL, 1.0);
+    in.rel.failures[0].hang_fraction = 1.0;
+    in.rel.mech.recovery.hang_timeout_s = t;
+    set_interval(&in, HOUR);
+    in.rel.replications = 20000;
+    struct ts_run_result r, e;
+    simulate(&in, &r, NULL);
+    double Lx = (a * exp(-t / M) + b) / (a + b);
+    double expected = renewal_wall(M, 60.0, 10 * MINUTE, HOUR, 30 * HOUR, Lx);
+    report("hangs by process", &r, expected);
+    assert_close(r.mean_s, expected, 0.0, 3.0 * r.stderr_s);
+    assert_close(r.hangs_mean, a / (a + b) * r.failures_mean, 0.03, 0.0);
+    estimate(&in, &e);
+    assert_close(e.mean_s, expected, 1e-9, 0.0);
+    assert_close(ts_run_hang_fraction(&in.rel, in.gpus, in.nodes), a / (a + b), 1e-12, 0.0);
+}
+
 static void startup_grows_with_the_nodes_of_the_job(void **state)
 {
     (void)state;
@@ -348,6 +375,33 @@ static void lemons_without_eviction_fail_at_the_mixed_rate(void **state)
     assert_close(r.evictions_mean, 0.0, 0.0, 0.0);
     estimate(&in, &e);
     assert_close(e.failures_mean / e.mean_s, rate, 1e-9, 0.0);
+    assert_attribution_sums(&r, in.gpus);
+}
+
+static void lemons_in_repair_do_not_fail(void **state)
+{
+    (void)state;
+    skip_when_slow();
+    // One node, a lemon failing 3 times the node rate (1 per 100 h): each failure takes it to
+    // a 5 h repair with no spare. A node in repair cannot fail, so failures arrive at 3 r only
+    // while the job holds the node: E[failures] = 3 r E[held time] (the compensator of the
+    // failure count), held time = wall time - waiting for the repair.
+    struct ts_run_input in = lemon_input(200 * HOUR);
+    in.nodes = 1;
+    in.gpus = 8;
+    in.dp = 8;
+    in.rel.repair_time_s = 5 * HOUR;
+    in.rel.mech.bad_nodes.fraction = 1.0;
+    in.rel.mech.bad_nodes.multiplier = 3.0;
+    in.rel.replications = 4000;
+    struct ts_run_result r;
+    simulate(&in, &r, NULL);
+    double held_s = r.mean_s - r.repair_wait_gpu_h * HOUR / in.gpus;
+    double expected = 3.0 / (100 * HOUR) * held_s;
+    print_message("lemon in repair: %.4g failures, 3 r x held time %.4g (wait %.3g h)\n",
+                  r.failures_mean, expected, r.repair_wait_gpu_h / in.gpus);
+    assert_true(r.repair_wait_gpu_h / in.gpus > 20.0);     // the repairs take real time
+    assert_close(r.failures_mean, expected, 0.03, 0.0);
     assert_attribution_sums(&r, in.gpus);
 }
 
@@ -561,6 +615,37 @@ static void estimate_tracks_the_monte_carlo_with_every_mechanism_on(void **state
     assert_attribution_sums(&r, in.gpus);
 }
 
+static void estimate_tracks_the_monte_carlo_with_the_default_recovery(void **state)
+{
+    (void)state;
+    skip_when_slow();
+    // 64 H100 nodes with the default processes and the default recovery (automated
+    // diagnosis, watchdog hangs by process, start-up per node), 30 days of work: the sweep
+    // screens with the estimate and the finalists get the Monte Carlo, so the two must agree.
+    struct ts_run_input in = base_input(30 * 24 * HOUR);
+    in.nodes = 64;
+    in.gpus = 512;
+    in.dp = 512;
+    in.iteration_s = 10.0;
+    in.iterations = 30 * 24 * HOUR / 10.0;
+    ts_reliability_defaults(&in.rel);
+    ts_reliability_apply_defaults(&in.rel, TS_GEN_HOPPER);
+    in.rel.checkpoint.write_bandwidth = STORAGE_BW;
+    in.rel.checkpoint.node_write_bandwidth = 0.0;
+    in.rel.replications = 4000;
+    in.rel.seed = 11;
+    assert_int_equal(in.rel.recovery_mode, TS_RECOVERY_DEFAULT);
+    struct ts_run_result r, e;
+    simulate(&in, &r, NULL);
+    estimate(&in, &e);
+    report("default recovery, estimate", &r, e.mean_s);
+    assert_true(r.hangs_mean > 0.0 && r.hangs_mean < r.failures_mean);
+    assert_close(r.mean_s, e.mean_s, 0.0, 3.0 * r.stderr_s);
+    assert_close(r.failures_mean, e.failures_mean, 0.03, 0.0);
+    assert_close(r.hangs_mean, e.hangs_mean, 0.1, 0.0);
+    assert_attribution_sums(&r, in.gpus);
+}
+
 static void same_seed_gives_identical_results_with_mechanisms_on_any_thread_count(void **state)
 {
     (void)state;
@@ -592,11 +677,13 @@ int main(void)
         cmocka_unit_test(constant_recovery_phases_add_to_the_restart_in_dalys_formula),
         cmocka_unit_test(lognormal_diagnosis_matches_renewal_reward_with_failures_during_recovery),
         cmocka_unit_test(hangs_wait_for_the_timeout_in_their_share_of_failures),
+        cmocka_unit_test(per_process_hang_shares_mix_in_the_renewal_reward_oracle),
         cmocka_unit_test(startup_grows_with_the_nodes_of_the_job),
         cmocka_unit_test(recovery_phases_far_longer_than_the_mtbf_make_the_job_unfinishable),
         cmocka_unit_test(timeline_shows_the_recovery_phases_in_order),
         cmocka_unit_test(fail_slow_costs_rate_times_delay_times_the_slowdown),
         cmocka_unit_test(lemons_without_eviction_fail_at_the_mixed_rate),
+        cmocka_unit_test(lemons_in_repair_do_not_fail),
         cmocka_unit_test(evicting_lemons_at_their_first_failure_tends_to_the_healthy_rate),
         cmocka_unit_test(correlated_event_is_one_interruption_that_replaces_its_whole_domain),
         cmocka_unit_test(rollback_redoes_k_more_intervals_when_keep_holds_them),
@@ -605,6 +692,7 @@ int main(void)
         cmocka_unit_test(planned_interruptions_arrive_at_their_rate_and_lose_no_work),
         cmocka_unit_test(llama3_default_planned_rate_is_47_in_54_days_at_2048_nodes),
         cmocka_unit_test(estimate_tracks_the_monte_carlo_with_every_mechanism_on),
+        cmocka_unit_test(estimate_tracks_the_monte_carlo_with_the_default_recovery),
         cmocka_unit_test(same_seed_gives_identical_results_with_mechanisms_on_any_thread_count),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -579,6 +579,63 @@ static void mechanisms_are_off_by_default_with_the_pytorch_hang_timeout(void **s
     assert_close(r.mech.planned.node_mtbf_s, 0.0, 0.0, 0.0);
 }
 
+static void default_recovery_is_automated_diagnosis_with_watchdog_hangs_per_process(void **state)
+{
+    (void)state;
+    struct ts_reliability r;
+    struct ts_err err;
+    // Neither restart_overhead nor recovery: the cited default phases.
+    assert_int_equal(parse_rel("{\"replications\": 10}", &r, &err), TS_OK);
+    ts_reliability_apply_defaults(&r, TS_GEN_HOPPER);
+    assert_int_equal(r.recovery_mode, TS_RECOVERY_DEFAULT);
+    assert_close(r.restart_overhead_s, 0.0, 0.0, 0.0);
+    assert_close(r.mech.recovery.crash_detect_s, 0.0, 0.0, 0.0);
+    assert_close(r.mech.recovery.hang_timeout_s, 600.0, 0.0, 0.0);   // PyTorch PR 110947
+    assert_close(r.mech.recovery.diagnose_median_s, 600.0, 0.0, 0.0); // Kokolis u0, D10
+    assert_close(r.mech.recovery.diagnose_sigma, log(4.0) / (2 * 1.2816), 1e-3, 0.0);
+    assert_close(r.mech.recovery.startup_per_node_s, 0.05, 0.0, 0.0);
+    assert_string_equal(r.mech.recovery.diagnose_preset, "automated");
+    // Hang shares by process: GPU and host crash; NIC and switch/cable hang; 7 of the 63
+    // software interruptions of Llama 3 Table 5 were NCCL watchdog timeouts.
+    const double want[] = {0.0, 0.0, 1.0, 1.0, 7.0 / 63.0};
+    assert_int_equal(r.n_failures, 5);
+    for (int i = 0; i < 5; i++)
+        assert_close(r.failures[i].hang_fraction, want[i], 1e-15, 0.0);
+    // Idempotent (a sweep applies the defaults to every row).
+    ts_reliability_apply_defaults(&r, TS_GEN_HOPPER);
+    assert_close(r.restart_overhead_s, 0.0, 0.0, 0.0);
+    assert_close(r.failures[4].hang_fraction, 7.0 / 63.0, 1e-15, 0.0);
+
+    // restart_overhead alone: a constant restart (Daly's setting): no phase, no hang.
+    assert_int_equal(parse_rel("{\"restart_overhead\": \"12 min\"}", &r, &err), TS_OK);
+    ts_reliability_apply_defaults(&r, TS_GEN_HOPPER);
+    assert_int_equal(r.recovery_mode, TS_RECOVERY_CONSTANT);
+    assert_close(r.restart_overhead_s, 720.0, 0.0, 0.0);
+    assert_close(r.mech.recovery.diagnose_median_s, 0.0, 0.0, 0.0);
+    assert_close(r.mech.recovery.startup_per_node_s, 0.0, 0.0, 0.0);
+    for (int i = 0; i < r.n_failures; i++)
+        assert_close(r.failures[i].hang_fraction, 0.0, 0.0, 0.0);
+
+    // A recovery object: the phases it names; a hang_fraction in it applies to every process.
+    assert_int_equal(parse_rel("{\"recovery\": {\"hang_fraction\": 0.3, \"diagnose\": \"none\"}}",
+                               &r, &err), TS_OK);
+    ts_reliability_apply_defaults(&r, TS_GEN_AMPERE);
+    assert_int_equal(r.recovery_mode, TS_RECOVERY_GIVEN);
+    assert_close(r.mech.recovery.diagnose_median_s, 0.0, 0.0, 0.0);
+    for (int i = 0; i < r.n_failures; i++)
+        assert_close(r.failures[i].hang_fraction, 0.3, 0.0, 0.0);
+    // Given processes keep their own share (0 unless set).
+    assert_int_equal(parse_rel("{\"failures\": [{\"component\": \"switch\", \"mtbf\": \"1 y\","
+                               " \"hang_fraction\": 0.5}, {\"component\": \"gpu\", \"mtbf\": \"5 y\"}]}",
+                               &r, &err), TS_OK);
+    ts_reliability_apply_defaults(&r, TS_GEN_HOPPER);
+    assert_int_equal(r.recovery_mode, TS_RECOVERY_DEFAULT);
+    assert_close(r.failures[0].hang_fraction, 0.5, 0.0, 0.0);
+    assert_close(r.failures[1].hang_fraction, 0.0, 0.0, 0.0);
+    assert_rejected("{\"recovery\": {\"diagnose\": \"fast\"}}",
+                    "test.json: reliability.recovery.diagnose: \"fast\" is not a diagnosis preset");
+}
+
 static void recovery_presets_and_lognormal_parameters_parse(void **state)
 {
     (void)state;
@@ -656,6 +713,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(mechanisms_are_off_by_default_with_the_pytorch_hang_timeout),
         cmocka_unit_test(recovery_presets_and_lognormal_parameters_parse),
+        cmocka_unit_test(default_recovery_is_automated_diagnosis_with_watchdog_hangs_per_process),
         cmocka_unit_test(incident_objects_parse_with_their_documented_defaults),
         cmocka_unit_test(bad_recovery_and_incident_values_are_rejected_with_their_path),
         cmocka_unit_test(defaults_give_the_llama3_job_419_interruptions_in_54_days),

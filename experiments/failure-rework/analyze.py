@@ -46,13 +46,14 @@ DAY = 86400.0
 # The hardware processes of trainsim's H100-fleet defaults (sim/spec/reliability.c, issue 13:
 # Llama 3 Table 5 counts of 419 interruptions in 54 days on 2,048 nodes of 8 GPUs: GPU 268 per
 # GPU, host 46, NIC 7, switch/cable 35 per node; the software process, 63 per node, is what
-# the hardware-only variant leaves out).
+# the hardware-only variant leaves out), with the default processes' hang shares (NIC and
+# switch/cable failures hang until the NCCL watchdog).
 W = 54 * DAY
 HARDWARE_ONLY = [
     {"component": "gpu", "mtbf": 16384 * W / 268, "name": "gpu"},
     {"component": "node", "mtbf": 2048 * W / 46, "name": "host"},
-    {"component": "network", "mtbf": 2048 * W / 7, "name": "nic"},
-    {"component": "switch", "mtbf": 2048 * W / 35, "name": "switch/cable"},
+    {"component": "network", "mtbf": 2048 * W / 7, "name": "nic", "hang_fraction": 1.0},
+    {"component": "switch", "mtbf": 2048 * W / 35, "name": "switch/cable", "hang_fraction": 1.0},
 ]
 
 

@@ -15,5 +15,7 @@ start=$SECONDS
 python3 "$HERE/compare.py" --trainsim "$TRAINSIM" --here "$HERE" --out "$OUT"
 cp "$OUT/outcomes.md" "$HERE/outcomes.md"
 cp "$OUT/outcomes.csv" "$HERE/outcomes-compare.csv"
-cat "$HERE/outcomes.md"
+cp "$OUT/kokolis.md" "$HERE/kokolis.md"
+cp "$OUT/kokolis.csv" "$HERE/kokolis.csv"
+cat "$HERE/outcomes.md" "$HERE/kokolis.md"
 echo "done in $((SECONDS - start)) s"

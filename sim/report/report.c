@@ -159,6 +159,95 @@ static const char *interval_choice(const struct ts_checkpoint *c)
     return "given";
 }
 
+static const char *recovery_label(const struct ts_reliability *rel)
+{
+    switch (rel->recovery_mode) {
+    case TS_RECOVERY_DEFAULT:
+        return "default: a managed cluster, automated detection and replacement from the "
+               "cluster's pool (Kokolis et al. u0, D10), hangs at the PyTorch NCCL watchdog";
+    case TS_RECOVERY_GIVEN:
+        return "given in reliability.recovery";
+    case TS_RECOVERY_CONSTANT:
+    case TS_RECOVERY_MODE_COUNT:
+        break;
+    }
+    return "constant: restart_overhead given without recovery phases (Daly's setting)";
+}
+
+/* The recovery phases and the incident mechanisms in effect (issue 13), each with its
+ * parameters, under "recovery" and "mechanisms". */
+static void mechanisms_json(cJSON *o, const struct ts_job *job, const struct ts_run_result *run,
+                            bool simulated)
+{
+    const struct ts_reliability *rel = &job->reliability;
+    const struct ts_mechanisms *x = &rel->mech;
+    const struct ts_recovery *rc = &x->recovery;
+    cJSON *r = cJSON_AddObjectToObject(o, "recovery");
+    cJSON_AddStringToObject(r, "mode", ts_recovery_mode_names[rel->recovery_mode]);
+    cJSON_AddStringToObject(r, "source", recovery_label(rel));
+    add_num(r, "crash_detection_s", rc->crash_detect_s);
+    add_num(r, "hang_fraction", ts_run_hang_fraction(rel, job->gpus, job->nodes));
+    add_num(r, "hang_timeout_s", rc->hang_timeout_s);
+    if (rc->diagnose_median_s > 0.0) {
+        cJSON *d = cJSON_AddObjectToObject(r, "diagnose");
+        cJSON_AddStringToObject(d, "distribution", "lognormal");
+        cJSON_AddStringToObject(d, "preset", rc->diagnose_preset[0] ? rc->diagnose_preset
+                                                                    : "given");
+        add_num(d, "median_s", rc->diagnose_median_s);
+        add_num(d, "sigma", rc->diagnose_sigma);
+        add_num(d, "mean_s", rc->diagnose_median_s *
+                                 exp(0.5 * rc->diagnose_sigma * rc->diagnose_sigma));
+    } else {
+        cJSON *d = cJSON_AddObjectToObject(r, "diagnose");
+        cJSON_AddStringToObject(d, "distribution", "none");
+    }
+    add_num(r, "queue_s", rc->queue_s);
+    add_num(r, "startup_s", rc->startup_s);
+    add_num(r, "startup_per_node_s", rc->startup_per_node_s);
+    double phases = ts_run_recovery_phases_mean(rel, job->gpus, job->nodes);
+    add_num(r, "phases_mean_s", phases);
+    if (simulated)
+        add_num(r, "mean_recovery_s", phases + run->params.restart_s);
+
+    cJSON *m = cJSON_AddObjectToObject(o, "mechanisms");
+    cJSON *fs = cJSON_AddObjectToObject(m, "fail_slow");
+    cJSON_AddBoolToObject(fs, "enabled", x->fail_slow.gpu_mtbf_s > 0.0);
+    if (x->fail_slow.gpu_mtbf_s > 0.0) {
+        add_num(fs, "gpu_mtbf_s", x->fail_slow.gpu_mtbf_s / rel->rate_scale);
+        add_num(fs, "job_onset_mtbf_s", x->fail_slow.gpu_mtbf_s / rel->rate_scale / job->gpus);
+        add_num(fs, "factor", x->fail_slow.factor);
+        add_num(fs, "detection_s", x->fail_slow.detect_s);
+    }
+    cJSON *bn = cJSON_AddObjectToObject(m, "bad_nodes");
+    cJSON_AddBoolToObject(bn, "enabled", x->bad_nodes.fraction > 0.0);
+    if (x->bad_nodes.fraction > 0.0) {
+        add_num(bn, "fraction", x->bad_nodes.fraction);
+        add_num(bn, "multiplier", x->bad_nodes.multiplier);
+        add_num(bn, "evict_after", x->bad_nodes.evict_after);
+        add_num(bn, "window_s", x->bad_nodes.evict_window_s);
+    }
+    cJSON *co = cJSON_AddObjectToObject(m, "correlated");
+    cJSON_AddBoolToObject(co, "enabled", x->correlated.domain_mtbf_s > 0.0);
+    if (x->correlated.domain_mtbf_s > 0.0) {
+        add_num(co, "domain_mtbf_s", x->correlated.domain_mtbf_s / rel->rate_scale);
+        add_num(co, "domain_nodes", x->correlated.domain_nodes);
+        add_num(co, "domains", ceil((double)job->nodes / x->correlated.domain_nodes));
+    }
+    cJSON *rb = cJSON_AddObjectToObject(m, "rollback");
+    cJSON_AddBoolToObject(rb, "enabled", x->rollback.fraction > 0.0);
+    if (x->rollback.fraction > 0.0) {
+        add_num(rb, "fraction", x->rollback.fraction);
+        add_num(rb, "depth", x->rollback.depth);
+        cJSON_AddBoolToObject(rb, "to_start", rel->checkpoint.keep < x->rollback.depth + 1);
+    }
+    cJSON *pl = cJSON_AddObjectToObject(m, "planned");
+    cJSON_AddBoolToObject(pl, "enabled", x->planned.node_mtbf_s > 0.0);
+    if (x->planned.node_mtbf_s > 0.0) {
+        add_num(pl, "node_mtbf_s", x->planned.node_mtbf_s);
+        add_num(pl, "job_mtbf_s", x->planned.node_mtbf_s / job->nodes);
+    }
+}
+
 /* Everything the whole-run answer rests on (issue 13): the failure processes at this job's
  * size, the restart, the checkpoint policy, spot preemption, rate_scale and where each came
  * from. `run` may be NULL (no run simulated): the checkpoint and restart figures are then
@@ -190,6 +279,8 @@ static cJSON *assumptions_json(const struct ts_job *job, const struct ts_run_res
         add_num(p, "failures_per_1000_unit_days", 1000.0 * 86400.0 / mtbf);
         add_num(p, "job_mtbf_contribution_s", mtbf / units);
         cJSON_AddBoolToObject(p, "takes_node", ts_component_takes_node(f->component));
+        add_num(p, "hang_fraction", rel->mech.recovery.hang_fraction > 0.0
+                                        ? rel->mech.recovery.hang_fraction : f->hang_fraction);
         const char *c = ts_reliability_default_cite(rel, i, cite, sizeof cite);
         cJSON_AddStringToObject(p, "source", c ? c : "file");
         cJSON_AddItemToArray(procs, p);
@@ -212,9 +303,11 @@ static cJSON *assumptions_json(const struct ts_job *job, const struct ts_run_res
      * training section, not for the failure-free what-if). */
     bool simulated = run && !(rel->none && !rel->spot.enabled);
     cJSON *rs = cJSON_AddObjectToObject(o, "restart");
+    double startup = ts_run_startup(rel, job->nodes);
     if (simulated) {
         add_num(rs, "overhead_s", rel->restart_overhead_s);
-        add_num(rs, "reload_s", run->params.restart_s - rel->restart_overhead_s);
+        add_num(rs, "startup_s", startup);
+        add_num(rs, "reload_s", run->params.restart_s - rel->restart_overhead_s - startup);
         add_num(rs, "total_s", run->params.restart_s);
     }
     add_num(rs, "repair_time_s", rel->repair_time_s);
@@ -239,6 +332,9 @@ static cJSON *assumptions_json(const struct ts_job *job, const struct ts_run_res
                                                 : "weights + optimizer state of the job");
     add_num(ck, "keep", c->keep);
 
+    if (!rel->none)
+        mechanisms_json(o, job, run, simulated);
+
     cJSON *mc = cJSON_AddObjectToObject(o, "monte_carlo");
     if (run)
         add_num(mc, "replications", run->replications);
@@ -254,6 +350,82 @@ static const char *fmt_mtbf(double s, char *buf, size_t n)
     else
         ts_quantity_format(s, TS_DIM_SECONDS, buf, n);
     return buf;
+}
+
+/* The recovery phases of one unplanned failure, one line. */
+static void recovery_table(struct ts_buf *o, const struct ts_job *job,
+                           const struct ts_run_result *run)
+{
+    const struct ts_reliability *rel = &job->reliability;
+    const struct ts_recovery *rc = &rel->mech.recovery;
+    char a[48], b[48], c[48], d[48], e[48];
+    double hang = ts_run_hang_fraction(rel, job->gpus, job->nodes);
+    double phases = ts_run_recovery_phases_mean(rel, job->gpus, job->nodes);
+    ts_buf_printf(o, "    recovery (%s): crash detection %s; hangs %.1f%% of failures, "
+                  "detected at %s",
+                  ts_recovery_mode_names[rel->recovery_mode],
+                  rc->crash_detect_s > 0.0 ? fmt_q(rc->crash_detect_s, TS_DIM_SECONDS, a, sizeof a)
+                                           : "immediate",
+                  100.0 * hang, fmt_q(rc->hang_timeout_s, TS_DIM_SECONDS, b, sizeof b));
+    if (rc->diagnose_median_s > 0.0)
+        ts_buf_printf(o, "; diagnose + replace lognormal median %s, mean %s (%s)",
+                      fmt_q(rc->diagnose_median_s, TS_DIM_SECONDS, c, sizeof c),
+                      fmt_q(rc->diagnose_median_s * exp(0.5 * rc->diagnose_sigma * rc->diagnose_sigma),
+                            TS_DIM_SECONDS, d, sizeof d),
+                      rc->diagnose_preset[0] ? rc->diagnose_preset : "given");
+    else
+        ts_buf_printf(o, "; no diagnosis phase");
+    ts_buf_printf(o, "; queue %s; start-up %s + %s per node\n",
+                  fmt_q(rc->queue_s, TS_DIM_SECONDS, a, sizeof a),
+                  fmt_q(rc->startup_s, TS_DIM_SECONDS, b, sizeof b),
+                  fmt_q(rc->startup_per_node_s, TS_DIM_SECONDS, e, sizeof e));
+    ts_buf_printf(o, "    mean recovery per failure: phases %s + restart %s = %s\n",
+                  fmt_q(phases, TS_DIM_SECONDS, a, sizeof a),
+                  fmt_q(run->params.restart_s, TS_DIM_SECONDS, b, sizeof b),
+                  fmt_q(phases + run->params.restart_s, TS_DIM_SECONDS, c, sizeof c));
+}
+
+/* The incident mechanisms in effect, one line. */
+static void incidents_table(struct ts_buf *o, const struct ts_job *job)
+{
+    const struct ts_reliability *rel = &job->reliability;
+    const struct ts_mechanisms *x = &rel->mech;
+    char a[48], b[48];
+    ts_buf_printf(o, "    incidents: fail-slow ");
+    if (x->fail_slow.gpu_mtbf_s > 0.0)
+        ts_buf_printf(o, "one per %s per GPU, x%g until detected after %s",
+                      fmt_mtbf(x->fail_slow.gpu_mtbf_s / rel->rate_scale, a, sizeof a),
+                      x->fail_slow.factor, fmt_q(x->fail_slow.detect_s, TS_DIM_SECONDS, b, sizeof b));
+    else
+        ts_buf_printf(o, "off");
+    ts_buf_printf(o, "; bad nodes ");
+    if (x->bad_nodes.fraction > 0.0) {
+        ts_buf_printf(o, "%g%% at x%g", 100.0 * x->bad_nodes.fraction, x->bad_nodes.multiplier);
+        if (x->bad_nodes.evict_after > 0)
+            ts_buf_printf(o, ", evicted after %d failures", x->bad_nodes.evict_after);
+    } else {
+        ts_buf_printf(o, "off");
+    }
+    ts_buf_printf(o, "; correlated ");
+    if (x->correlated.domain_mtbf_s > 0.0)
+        ts_buf_printf(o, "one per %s per domain of %d nodes",
+                      fmt_mtbf(x->correlated.domain_mtbf_s / rel->rate_scale, a, sizeof a),
+                      x->correlated.domain_nodes);
+    else
+        ts_buf_printf(o, "off");
+    ts_buf_printf(o, "; rollback ");
+    if (x->rollback.fraction > 0.0)
+        ts_buf_printf(o, "%g%% of failures, %d back%s", 100.0 * x->rollback.fraction,
+                      x->rollback.depth,
+                      rel->checkpoint.keep < x->rollback.depth + 1 ? " (to the start: keep too small)"
+                                                                  : "");
+    else
+        ts_buf_printf(o, "off");
+    ts_buf_printf(o, "; planned ");
+    if (x->planned.node_mtbf_s > 0.0)
+        ts_buf_printf(o, "one per %s per node\n", fmt_mtbf(x->planned.node_mtbf_s, a, sizeof a));
+    else
+        ts_buf_printf(o, "off\n");
 }
 
 static void assumptions_table(struct ts_buf *o, const struct ts_job *job,
@@ -272,16 +444,18 @@ static void assumptions_table(struct ts_buf *o, const struct ts_job *job,
         ts_buf_printf(o, "    rate_scale %g: every failure rate below is multiplied by it\n",
                       rel->rate_scale);
     if (rel->n_failures > 0)
-        ts_buf_printf(o, "    %-14s %-9s %7s %16s %14s %14s\n", "process", "component", "units",
-                      "MTBF per unit", "/1000 unit-d", "job MTBF part");
+        ts_buf_printf(o, "    %-14s %-9s %7s %16s %14s %14s %6s\n", "process", "component",
+                      "units", "MTBF per unit", "/1000 unit-d", "job MTBF part", "hangs");
     double rate = 0.0;
     for (int i = 0; i < rel->n_failures; i++) {
         const struct ts_failure_process *f = &rel->failures[i];
         double units = units_of(f->component, job), mtbf = unit_mtbf(rel, i);
-        ts_buf_printf(o, "    %-14s %-9s %7.0f %16s %14.3g %14s%s\n", f->name,
+        double hang = rel->mech.recovery.hang_fraction > 0.0 ? rel->mech.recovery.hang_fraction
+                                                             : f->hang_fraction;
+        ts_buf_printf(o, "    %-14s %-9s %7.0f %16s %14.3g %14s %5.0f%%%s\n", f->name,
                       ts_component_names[f->component], units,
                       fmt_mtbf(mtbf, a, sizeof a), 1000.0 * 86400.0 / mtbf,
-                      fmt_mtbf(mtbf / units, b, sizeof b),
+                      fmt_mtbf(mtbf / units, b, sizeof b), 100.0 * hang,
                       f->distribution == TS_DIST_WEIBULL ? "  (Weibull)" : "");
         rate += units / mtbf;
     }
@@ -302,13 +476,20 @@ static void assumptions_table(struct ts_buf *o, const struct ts_job *job,
     if (!run)
         return;
     const struct ts_run_params *p = &run->params;
-    ts_buf_printf(o, "    restart: overhead %s + reload %s = %s; repair %s, %d spares%s\n",
+    recovery_table(o, job, run);
+    double startup = ts_run_startup(rel, job->nodes);
+    char e[48];
+    ts_buf_printf(o, "    restart: overhead %s + start-up %s + reload %s = %s; repair %s, %d "
+                  "spares%s\n",
                   fmt_q(rel->restart_overhead_s, TS_DIM_SECONDS, a, sizeof a),
-                  fmt_q(p->restart_s - rel->restart_overhead_s, TS_DIM_SECONDS, b, sizeof b),
+                  fmt_q(startup, TS_DIM_SECONDS, e, sizeof e),
+                  fmt_q(p->restart_s - rel->restart_overhead_s - startup, TS_DIM_SECONDS, b,
+                        sizeof b),
                   fmt_q(p->restart_s, TS_DIM_SECONDS, c, sizeof c),
                   rel->repair_time_s > 0 ? fmt_q(rel->repair_time_s, TS_DIM_SECONDS, src, sizeof src)
                                          : "from the pool during the restart",
                   rel->spares, rel->elastic ? ", elastic" : "");
+    incidents_table(o, job);
     ts_buf_printf(o, "    checkpoint: every %s (%s), %s, ",
                   fmt_q(p->checkpoint_interval_s, TS_DIM_SECONDS, a, sizeof a),
                   rel->checkpoint.interval_auto ? "auto, Daly's optimum" : "given",

@@ -120,6 +120,67 @@ double ts_run__node_failure_rate(const struct ts_reliability *rel, int gpus, int
     return hardware_rate(rel, gpus, nodes) / nodes;
 }
 
+double ts_run__hang_fraction(const struct ts_reliability *rel, int i)
+{
+    double h = rel->mech.recovery.hang_fraction;
+    return h > 0.0 ? h : rel->failures[i].hang_fraction;
+}
+
+double ts_run__hardware_hang_fraction(const struct ts_reliability *rel, int gpus, int nodes)
+{
+    if (rel->mech.recovery.hang_fraction > 0.0)
+        return rel->mech.recovery.hang_fraction;
+    double rate = 0.0, hang = 0.0;
+    for (int i = 0; i < rel->n_failures; i++)
+        if (ts_component_takes_node(rel->failures[i].component)) {
+            double r = ts_run__process_rate(rel, i, gpus, nodes);
+            rate += r;
+            hang += r * rel->failures[i].hang_fraction;
+        }
+    return rate > 0.0 ? hang / rate : 0.0;
+}
+
+double ts_run__failure_hang_fraction(const struct ts_reliability *rel, int gpus, int nodes)
+{
+    if (rel->mech.recovery.hang_fraction > 0.0)
+        return rel->mech.recovery.hang_fraction;
+    double rate = 0.0, hang = 0.0;
+    for (int i = 0; i < rel->n_failures; i++) {
+        double r = ts_run__process_rate(rel, i, gpus, nodes);
+        rate += r;
+        hang += r * rel->failures[i].hang_fraction;
+    }
+    double mech = ts_run__mechanism_rate(rel, gpus, nodes);
+    rate += mech;
+    hang += mech * ts_run__hardware_hang_fraction(rel, gpus, nodes);
+    return rate > 0.0 ? hang / rate : 0.0;
+}
+
+double ts_run__phases_mean_s(const struct ts_reliability *rel, int gpus, int nodes)
+{
+    const struct ts_recovery *rc = &rel->mech.recovery;
+    double h = ts_run__failure_hang_fraction(rel, gpus, nodes);
+    return (1.0 - h) * rc->crash_detect_s + h * rc->hang_timeout_s + rc->queue_s +
+           (rc->diagnose_median_s > 0.0
+                ? rc->diagnose_median_s * exp(0.5 * rc->diagnose_sigma * rc->diagnose_sigma)
+                : 0.0);
+}
+
+double ts_run_hang_fraction(const struct ts_reliability *rel, int gpus, int nodes)
+{
+    return ts_run__failure_hang_fraction(rel, gpus, nodes);
+}
+
+double ts_run_recovery_phases_mean(const struct ts_reliability *rel, int gpus, int nodes)
+{
+    return ts_run__phases_mean_s(rel, gpus, nodes);
+}
+
+double ts_run_startup(const struct ts_reliability *rel, int nodes)
+{
+    return ts_run__startup_s(rel, nodes);
+}
+
 double ts_run__startup_s(const struct ts_reliability *rel, int nodes)
 {
     return rel->mech.recovery.startup_s + rel->mech.recovery.startup_per_node_s * nodes;
@@ -372,12 +433,7 @@ static int check_can_finish(const struct ts_run_input *in, const struct ts_run_p
     const struct ts_reliability *rel = &in->rel;
     /* The recovery phases of a failure count at their mean (Jensen: a long tail makes the
      * run slower still, which the simulation's interruption cap then catches). */
-    const struct ts_recovery *rc = &rel->mech.recovery;
-    double phases = (1.0 - rc->hang_fraction) * rc->crash_detect_s +
-                    rc->hang_fraction * rc->hang_timeout_s + rc->queue_s +
-                    (rc->diagnose_median_s > 0.0
-                         ? rc->diagnose_median_s * exp(0.5 * rc->diagnose_sigma * rc->diagnose_sigma)
-                         : 0.0);
+    double phases = ts_run__phases_mean_s(rel, in->gpus, in->nodes);
     double M = p->job_mtbf_s, R = p->restart_s + phases, tau = p->checkpoint_interval_s;
     double delta = p->checkpoint_write_s, Ts = p->solve_s;
     double log_interrupts = -HUGE_VAL, log_stretch = log((tau + delta) / tau);

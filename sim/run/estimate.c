@@ -26,10 +26,11 @@ static double lognormal_laplace(double mu, double sigma, double lambda)
 
 /* E[exp(-lambda X)] for the recovery phases X of an unplanned failure (detection, diagnose,
  * queue) and, with the rollback share, the k intervals redone after a rollback. */
-static double phases_laplace(const struct ts_reliability *rel, double lambda, double redo_s)
+static double phases_laplace(const struct ts_reliability *rel, double hang_share, double lambda,
+                             double redo_s)
 {
     const struct ts_recovery *rc = &rel->mech.recovery;
-    double h = rc->hang_fraction;
+    double h = hang_share;
     double L = (1.0 - h) * exp(-lambda * rc->crash_detect_s) + h * exp(-lambda * rc->hang_timeout_s);
     if (rc->diagnose_median_s > 0.0)
         L *= lognormal_laplace(log(rc->diagnose_median_s), rc->diagnose_sigma, lambda);
@@ -74,7 +75,8 @@ static double wall_estimate(const struct ts_run_input *in, const struct ts_run_p
         int k = rel->mech.rollback.depth;
         bool to_start = rel->checkpoint.keep < k + 1;
         double redo = to_start ? 0.5 * (Ts + Ts / tau * delta) : k * (tau + delta);
-        double L = (rate_fail * phases_laplace(rel, rate, redo) + rate_spot) / rate;
+        double h = ts_run__failure_hang_fraction(rel, in->gpus, in->nodes);
+        double L = (rate_fail * phases_laplace(rel, h, rate, redo) + rate_spot) / rate;
         Tw = ts_run_daly_wall_time(M, delta, R_eff, tau, Ts) / L;
     }
     double drain_s = p->checkpoint_persist_s + R;
@@ -155,7 +157,7 @@ int ts_run_estimate(const struct ts_run_input *in, struct ts_run_result *out, st
     out->preemptions_mean = Tw * rate_spot;
     out->planned_mean = Tw * planned_rate;
     out->slow_episodes_mean = Tw * slow_rate;
-    out->hangs_mean = out->failures_mean * x->recovery.hang_fraction;
+    out->hangs_mean = out->failures_mean * ts_run__failure_hang_fraction(rel, in->gpus, in->nodes);
     out->rollbacks_mean = out->failures_mean * x->rollback.fraction;
     if (x->correlated.domain_mtbf_s > 0.0)
         out->correlated_mean = Tw * ceil((double)in->nodes / x->correlated.domain_nodes) *
@@ -173,12 +175,7 @@ int ts_run_estimate(const struct ts_run_input *in, struct ts_run_result *out, st
     out->checkpoint_gpu_h = fmin(out->checkpoints_mean * delta, Tw - Ts - slow_s) * g;
     double restarts = out->failures_mean + out->preemptions_mean;
     double room = fmax(0.0, Tw - Ts - slow_s - out->checkpoint_gpu_h / g);
-    const struct ts_recovery *rcv = &x->recovery;
-    double phases = (1.0 - rcv->hang_fraction) * rcv->crash_detect_s +
-                    rcv->hang_fraction * rcv->hang_timeout_s + rcv->queue_s +
-                    (rcv->diagnose_median_s > 0.0
-                         ? rcv->diagnose_median_s * exp(0.5 * rcv->diagnose_sigma * rcv->diagnose_sigma)
-                         : 0.0);
+    double phases = ts_run__phases_mean_s(rel, in->gpus, in->nodes);
     double restart_s = fmin(restarts * R + out->failures_mean * phases +
                                 (out->planned_mean + out->slow_episodes_mean) * drain_s, room);
     double wait_s = fmin(out->failures_mean * (rate > 0 ? rate_hw / (rate_job + rate_hw + 1e-300) : 0) *

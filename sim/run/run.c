@@ -101,6 +101,7 @@ struct run_proc {
     int copies;             // per-copy: total copies
     int copies_per_slot;    // per-copy node-scoped: copies in one node (gpu: gpus_per_node)
     int copy_base;          // per-copy: index of its first handle in rep.copy_h
+    double hang;            // share of its failures that are hangs (ts_run__hang_fraction)
 };
 
 struct run_model {
@@ -117,8 +118,9 @@ struct run_model {
     uint64_t seed;
 
     /* Recovery phases (run.h) and incident mechanisms; zero = off. */
-    double crash_detect_s, hang_fraction, hang_timeout_s, diag_mu, diag_sigma, queue_s;
-    bool diagnose;
+    double crash_detect_s, hang_timeout_s, diag_mu, diag_sigma, queue_s;
+    double hw_hang;                                     // hang share of lemon and domain events
+    bool diagnose, any_hang;
     double slow_mean_s, slow_factor, slow_detect_s;     // slow_mean_s: job-wide mean gap
     double lemon_fraction, lemon_extra_rate;            // extra rate of one lemon, per second
     int evict_after;
@@ -196,7 +198,9 @@ struct rep {
                                 //   queue (then the constant restart)
     int n_slow;                 // GPUs slow now and not yet detected
     ts_des_handle slow_h, lemon_h, corr_h, planned_h;
-    int n_lemons;
+    int n_lemons;               // lemons in the job's population (held, in repair or in the pool)
+    int lemons_out;             // of them, not held now: in repair or spare in the pool
+    int pool_lemons;            // of the pool's spares, lemons back from a naive repair
     double *lemon_hist;         // [lemon_cap x evict_after]: last failure times per lemon
     int *lemon_nhist;           // [lemon_cap]
     struct ckpt_rec *ring;      // [ring_cap]: the latest durable checkpoints
@@ -839,15 +843,33 @@ static void on_restart_end(struct rep *r)
     begin_segment(r);
 }
 
-/* Node in slot s failed: a hot spare replaces it if one is left, else it is missing until
- * its repair. Either way it goes to repair. */
-static void node_lost(struct rep *r, int s)
+static gsl_rng *xrng(struct rep *r, int x);
+static void lemon_redraw(struct rep *r);
+
+/* Lemons the job holds now (not in repair, not spares in the pool). */
+static int lemons_held(const struct rep *r)
+{
+    return r->n_lemons - r->lemons_out;
+}
+
+/* Node in slot s failed (`lemon`: it is a lemon, which a naive repair returns as one): a hot
+ * spare replaces it if one is left (a lemon back in the pool with the pool's lemon share),
+ * else it is missing until its repair. Either way it goes to repair. */
+static void node_lost(struct rep *r, int s, bool lemon)
 {
     const struct run_model *m = r->m;
     slot_empty(r, s);
     r->nodes_replaced += 1.0;
-    ts_des_schedule_in(r->des, m->repair_s, PRIO_CAPACITY, EV_REPAIRED, 0, 0);
+    ts_des_schedule_in(r->des, m->repair_s, PRIO_CAPACITY, EV_REPAIRED, lemon ? 1 : 0, 0);
+    if (lemon)
+        r->lemons_out++;
     if (r->pool > 0) {
+        if (r->pool_lemons > 0 &&
+            gsl_rng_uniform_int(xrng(r, X_LEMON), (unsigned long)r->pool) <
+                (unsigned long)r->pool_lemons) {
+            r->pool_lemons--;
+            r->lemons_out--;
+        }
         r->pool--;
         slot_fill(r, s);
     } else {
@@ -855,17 +877,26 @@ static void node_lost(struct rep *r, int s)
         r->missing++;
         held_changed(r);
     }
+    if (m->lemon_fraction > 0.0)
+        lemon_redraw(r);
 }
 
-static void on_repaired(struct rep *r)
+/* A node is back from repair (`lemon`: a lemon, as bad as before): it fills a missing place
+ * in the job, else joins the pool. */
+static void on_repaired(struct rep *r, bool lemon)
 {
     if (r->missing == 0) {
         r->pool++;
+        r->pool_lemons += lemon ? 1 : 0;
         return;
     }
     account(r);
     r->missing--;
     r->held++;
+    if (lemon) {
+        r->lemons_out--;
+        lemon_redraw(r);
+    }
     slot_fill(r, slot_first_empty(r));
     held_changed(r);
     if (r->state == ST_WAIT)
@@ -896,11 +927,11 @@ static gsl_rng *xrng(struct rep *r, int x)
 /* The recovery phases of an unplanned failure: detection (the crash detector, or the hang
  * timeout for the hang_fraction share), diagnosis + replacement (lognormal) and the queue.
  * They run at the start of the next restart; a failure before it draws them anew. */
-static void draw_phases(struct rep *r)
+static void draw_phases(struct rep *r, double hang_share)
 {
     const struct run_model *m = r->m;
     gsl_rng *g = xrng(r, X_RECOVERY);
-    bool hang = m->hang_fraction > 0.0 && gsl_rng_uniform(g) < m->hang_fraction;
+    bool hang = hang_share > 0.0 && gsl_rng_uniform(g) < hang_share;
     r->hangs += hang ? 1.0 : 0.0;
     r->ph_detect = hang ? m->hang_timeout_s : m->crash_detect_s;
     r->ph_diag = m->diagnose ? fmin(exp(m->diag_mu + m->diag_sigma * gsl_ran_ugaussian(g)),
@@ -936,15 +967,18 @@ static void lemon_redraw(struct rep *r)
     const struct run_model *m = r->m;
     ts_des_cancel(r->des, r->lemon_h);
     r->lemon_h = 0;
-    if (r->n_lemons > 0 && m->lemon_extra_rate > 0.0)
+    if (lemons_held(r) > 0 && m->lemon_extra_rate > 0.0)
         r->lemon_h = ts_des_schedule_in(
-            r->des, draw_exponential_g(xrng(r, X_LEMON), 1.0 / (r->n_lemons * m->lemon_extra_rate)),
+            r->des,
+            draw_exponential_g(xrng(r, X_LEMON), 1.0 / (lemons_held(r) * m->lemon_extra_rate)),
             PRIO_FAILURE, EV_LEMON, 0, 0);
 }
 
 /* An unplanned interruption: `n_nodes` nodes fail at once (0 for software; `slot` is the
- * first one's slot or -1; further slots come from `g`). */
-static void strike(struct rep *r, int n_nodes, int slot, gsl_rng *g)
+ * first one's slot or -1, `lemon` whether that one is a lemon; further slots come from `g`);
+ * `hang_share` is the chance that it is a hang. */
+static void strike(struct rep *r, int n_nodes, int slot, bool lemon, gsl_rng *g,
+                   double hang_share)
 {
     const struct run_model *m = r->m;
     bool running = rep_running(r);
@@ -965,9 +999,9 @@ static void strike(struct rep *r, int n_nodes, int slot, gsl_rng *g)
     if (training && m->rollback_fraction > 0.0 &&
         gsl_rng_uniform(xrng(r, X_ROLLBACK)) < m->rollback_fraction)
         rollback_deep(r);
-    draw_phases(r);
+    draw_phases(r, hang_share);
     for (int i = 0; i < n_nodes && r->held > 0; i++)
-        node_lost(r, i == 0 ? slot : slot_pick_with(r, g));
+        node_lost(r, i == 0 ? slot : slot_pick_with(r, g), i == 0 && lemon);
     if (r->state == ST_DRAIN)
         r->emergency_done = true;   // nothing more runs before the reclaim
     else if (r->state != ST_WAIT)
@@ -993,14 +1027,17 @@ static void on_failure(struct rep *r, const struct ts_des_event *ev)
             slot = slot_pick_failed(r, p);
         superposed_redraw(r, p);
     }
-    if (pr->takes_node && r->n_lemons > 0) {
-        // The failed node is a lemon with the lemons' share of the nodes.
+    bool lemon = false;
+    if (pr->takes_node && lemons_held(r) > 0 && r->held > 0) {
+        // The failed node is a lemon with the held lemons' share of the held nodes; an
+        // evicted lemon is replaced by a healthy node and does not come back.
         gsl_rng *g = xrng(r, X_LEMON);
-        if (gsl_rng_uniform(g) < (double)r->n_lemons / m->nodes &&
-            lemon_record(r, (int)gsl_rng_uniform_int(g, (unsigned long)r->n_lemons)))
+        if (gsl_rng_uniform(g) < (double)lemons_held(r) / r->held) {
+            lemon = !lemon_record(r, (int)gsl_rng_uniform_int(g, (unsigned long)r->n_lemons));
             lemon_redraw(r);
+        }
     }
-    strike(r, pr->takes_node ? 1 : 0, slot, r->rng[p]);
+    strike(r, pr->takes_node ? 1 : 0, slot, lemon, r->rng[p], pr->hang);
 }
 
 static void on_lemon(struct rep *r)
@@ -1008,9 +1045,9 @@ static void on_lemon(struct rep *r)
     const struct run_model *m = r->m;
     gsl_rng *g = xrng(r, X_LEMON);
     r->lemon_h = 0;
-    lemon_record(r, (int)gsl_rng_uniform_int(g, (unsigned long)r->n_lemons));
+    bool evicted = lemon_record(r, (int)gsl_rng_uniform_int(g, (unsigned long)r->n_lemons));
     lemon_redraw(r);
-    strike(r, 1, m->track_slots ? slot_pick_with(r, g) : -1, g);
+    strike(r, 1, m->track_slots ? slot_pick_with(r, g) : -1, !evicted, g, m->hw_hang);
 }
 
 static void on_correlated(struct rep *r)
@@ -1022,7 +1059,7 @@ static void on_correlated(struct rep *r)
     if (r->held == 0)
         return;     // nothing held to strike
     r->correlated += 1.0;
-    strike(r, m->corr_nodes, m->track_slots ? slot_pick_with(r, g) : -1, g);
+    strike(r, m->corr_nodes, m->track_slots ? slot_pick_with(r, g) : -1, false, g, m->hw_hang);
 }
 
 /* A planned interruption or a fail-slow drain while training: save everything, then the
@@ -1183,7 +1220,7 @@ static void rep_start(struct rep *r, int index)
         gsl_rng_set(r->rng[s], (unsigned long)ts_rng_stream_seed(m->seed, (uint64_t)index,
                                                                    (uint64_t)s + 1));
     bool x_on[X_COUNT] = {
-        [X_RECOVERY] = m->hang_fraction > 0.0 || m->diagnose,
+        [X_RECOVERY] = m->any_hang || m->diagnose,
         [X_SLOW] = m->slow_mean_s > 0.0,
         [X_LEMON] = m->lemon_fraction > 0.0,
         [X_CORRELATED] = m->corr_mean_s > 0.0,
@@ -1266,7 +1303,7 @@ static int rep_run(struct rep *r, int index, const int *first_bad, volatile sig_
         case EV_STALL_END: on_stall_end(r); break;
         case EV_PERSIST_END: on_persist_end(r); break;
         case EV_RESTART_END: on_restart_end(r); break;
-        case EV_REPAIRED: on_repaired(r); break;
+        case EV_REPAIRED: on_repaired(r, ev.a != 0); break;
         case EV_REACQUIRED: on_reacquired(r); break;
         case EV_RECLAIM: on_reclaim(r); break;
         case EV_FAILURE: on_failure(r, &ev); break;
@@ -1344,8 +1381,9 @@ static void model_build(const struct ts_run_input *in, const struct ts_run_param
     m->n_proc = rel->n_failures;
     const struct ts_mechanisms *x = &rel->mech;
     m->crash_detect_s = x->recovery.crash_detect_s;
-    m->hang_fraction = x->recovery.hang_fraction;
     m->hang_timeout_s = x->recovery.hang_timeout_s;
+    m->hw_hang = ts_run__hardware_hang_fraction(rel, in->gpus, in->nodes);
+    m->any_hang = m->hw_hang > 0.0;
     m->diagnose = x->recovery.diagnose_median_s > 0.0;
     m->diag_mu = m->diagnose ? log(x->recovery.diagnose_median_s) : 0.0;
     m->diag_sigma = x->recovery.diagnose_sigma;
@@ -1393,6 +1431,8 @@ static void model_build(const struct ts_run_input *in, const struct ts_run_param
         pr->shape = f->shape;
         pr->scale_s = pr->weibull ? ts_run__weibull_scale(pr->mtbf_s, f->shape) : pr->mtbf_s;
         pr->copies_per_node = pr->node_scoped ? copies / in->nodes : 0.0;
+        pr->hang = ts_run__hang_fraction(rel, i);
+        m->any_hang = m->any_hang || pr->hang > 0.0;
         if (pr->per_copy) {
             pr->copies = (int)copies;
             pr->copies_per_slot = f->component == TS_COMP_GPU ? in->gpus_per_node : 1;

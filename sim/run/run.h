@@ -41,9 +41,12 @@
  *   - rel.none ("reliability": "none") without spot is the failure-free what-if: the wall
  *     time is T_s exactly, goodput 1, no checkpoint (ts_run_simulate and ts_run_estimate
  *     both return it without simulating).
-   - Recovery phases (reliability "recovery"; all zero by default): an unplanned failure's
- *     restart first runs detection (crash_detection, or hang_timeout for the hang_fraction
- *     share), diagnosis + replacement (lognormal) and the queue, then the constant restart
+ *   - Recovery phases (reliability "recovery"; zero in ts_reliability_defaults, the cited
+ *     default phases for a parsed job: reliability.c): an unplanned failure's restart first
+ *     runs detection (crash_detection, or hang_timeout with the failing process's hang share:
+ *     failures[].hang_fraction, or recovery.hang_fraction for every process; lemon and
+ *     correlated events take the rate-weighted share of the node-taking processes),
+ *     diagnosis + replacement (lognormal) and the queue, then the constant restart
  *     R = restart_overhead + startup + startup_per_node x nodes + reload. They are drawn at the
  *     failure and run at the start of the restart that follows (after any wait for a node or
  *     for capacity); a failure during any of them draws a fresh recovery (the old one is
@@ -58,7 +61,10 @@
  *     `multiplier` times the node-scoped rate; a naive repair returns the same node. A node
  *     failure hits a lemon with the lemons' share of the nodes. With evict_after = k a lemon
  *     that failed k times within `window` is replaced by a healthy node (at no extra time:
- *     inside the recovery). Their count does not follow nodes in repair.
+ *     inside the recovery). Only the lemons the job holds fail: a lemon in repair, or back in
+ *     the pool after its naive repair, does not (a spare taken from the pool is a lemon with
+ *     the pool's lemon share); a failed node is a lemon with the held lemons' share of the
+ *     held nodes. Correlated events take healthy nodes only.
  *   - Correlated events ("correlated"): ceil(nodes / domain_nodes) domains, each an event
  *     per domain_mtbf: one interruption that takes min(domain_nodes, held) nodes (each to
  *     spares or repair). Not drawn while the job holds no node.
@@ -186,6 +192,17 @@ double ts_run_young_interval(double delta, double M);
  * per copy), plus spot preemptions at nodes / preemption_mtbf when spot is enabled (not
  * scaled). +infinity when nothing can interrupt. */
 double ts_run_job_mtbf(const struct ts_reliability *rel, int gpus, int nodes);
+
+/* Share of the job's unplanned failures that are hangs (each process's hang_fraction, or
+ * recovery.hang_fraction for all, weighted by the rates at this size). */
+double ts_run_hang_fraction(const struct ts_reliability *rel, int gpus, int nodes);
+
+/* Mean of the recovery phases before the constant restart of one unplanned failure:
+ * detection (crash or hang), diagnosis + replacement (lognormal mean), queue. */
+double ts_run_recovery_phases_mean(const struct ts_reliability *rel, int gpus, int nodes);
+
+/* Framework start-up of a restart at this size: startup + startup_per_node x nodes. */
+double ts_run_startup(const struct ts_reliability *rel, int nodes);
 
 /* Fill the derived constants. Returns TS_ERR_INPUT (with a message naming the reliability
  * key) when the input cannot run, e.g. a checkpoint interval shorter than an iteration, or

@@ -45,6 +45,22 @@ double ts_run__node_failure_rate(const struct ts_reliability *rel, int gpus, int
  * correlated domain events), per second. */
 double ts_run__mechanism_rate(const struct ts_reliability *rel, int gpus, int nodes);
 
+/* Share of process i's failures that are hangs: recovery.hang_fraction when it is > 0 (one
+ * share for every process), else the process's own hang_fraction. */
+double ts_run__hang_fraction(const struct ts_reliability *rel, int i);
+
+/* Rate-weighted hang share of the processes that take a node out (that of lemon failures and
+ * correlated domain events); recovery.hang_fraction when it is > 0. */
+double ts_run__hardware_hang_fraction(const struct ts_reliability *rel, int gpus, int nodes);
+
+/* Rate-weighted hang share of every unplanned failure (processes and mechanisms), for the
+ * analytic model: detection is drawn independently of the other phases, so the mixture of
+ * crash and hang detection over the kinds is exact at the mean share. */
+double ts_run__failure_hang_fraction(const struct ts_reliability *rel, int gpus, int nodes);
+
+/* Mean of the recovery phases of one unplanned failure (detection, diagnosis, queue). */
+double ts_run__phases_mean_s(const struct ts_reliability *rel, int gpus, int nodes);
+
 /* Framework start-up of a restart: startup + startup_per_node x nodes. */
 double ts_run__startup_s(const struct ts_reliability *rel, int nodes);
 

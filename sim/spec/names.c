@@ -43,6 +43,9 @@ const char *const ts_component_names[TS_COMP_COUNT] = {"gpu", "node", "network",
 const char *const ts_distribution_names[TS_DIST_COUNT] = {"exponential", "weibull"};
 const char *const ts_fleet_names[TS_FLEET_COUNT] = {"auto", "h100", "a100", "a100-research"};
 _Static_assert(TS_FLEET_COUNT == 4, "update ts_fleet_names");
+const char *const ts_recovery_mode_names[TS_RECOVERY_MODE_COUNT] = {"constant", "default",
+                                                                    "given"};
+_Static_assert(TS_RECOVERY_MODE_COUNT == 3, "update ts_recovery_mode_names");
 const char *const ts_ckpt_mode_names[TS_CKPT_COUNT] = {"sync", "async"};
 
 _Static_assert(TS_COMP_COUNT == 6, "update ts_component_names");

@@ -23,6 +23,10 @@
  *                                          failures of ONE component (one GPU, one node,
  *                                          the job)
  *         "distribution": "exponential" | "weibull",         default "exponential"
+ *         "hang_fraction": f,              share of its failures that are hangs, detected
+ *                                          at recovery.hang_timeout, 0..1; default 0 (the
+ *                                          default processes: GPU 0, host 0, NIC 1, switch 1,
+ *                                          software 7/63; see mix[])
  *         "shape": k,                      Weibull shape, 0.1 <= k <= 1000, default 1 (k < 1:
  *                                          infant mortality, k > 1: wear-out; a very large
  *                                          k fails almost exactly at the mtbf); with
@@ -53,8 +57,13 @@
  *       "snapshot_bandwidth": B/s,         async: device-to-host copy per GPU, default 25 GB/s
  *       "keep": k                          checkpoints retained in storage, default 2
  *     },                                   (at least one write and one read limit must be set)
- *     "restart_overhead": duration,        detect + reschedule + initialize, default 10 min
- *                                          (the reload at read bandwidth comes on top)
+ *     "restart_overhead": duration,        constant part of every restart (the reload at read
+ *                                          bandwidth and the start-up come on top). Given
+ *                                          without "recovery": a constant restart, no
+ *                                          detection or diagnosis phase (Daly's setting).
+ *                                          Default: 0 under the default recovery phases
+ *                                          (below: Kokolis's u0 is the whole restart), 10 min
+ *                                          when a "recovery" object is given
  *     "spares": n,                         hot spare nodes, default 0
  *     "repair_time": duration,             time until a failed node is replaced when no hot
  *                                          spare is left, default 0: the scheduler swaps in a
@@ -69,6 +78,7 @@
  *       "notice": duration,                warning before reclaim, default 120 s (AWS)
  *       "reacquire": duration              time to get the capacity back, default 10 min
  *     },
+ *     "recovery", "fail_slow", "bad_nodes", "correlated", "rollback", "planned": below
  *     "replications": n,                   Monte Carlo replications, 1..1000000, default 1000
  *     "seed": n                            0..2^53, default 1
  *   }
@@ -113,21 +123,41 @@
 #define LLAMA3_GPUS_PER_NODE 8.0
 #define DAY_S 86400.0
 
+/* Hang share per process (issue 13: a hang pays the detection timeout, a crash is seen at
+ * once). A GPU fault (Xid, HBM, SRAM) or a host failure kills the process or the node, which
+ * the job's launcher sees immediately (BLOOM's GPU deaths: "most of the time the SLURM job
+ * auto-restarts", recovery.csv); a failed NIC, switch or cable leaves the peers waiting in a
+ * collective until the NCCL watchdog fires (Kokolis et al. sec. on the failure taxonomy:
+ * "A NCCL timeout occurs whenever a rank observes that a collective operation ... has not
+ * completed within a several minutes", network failures having the largest blast radius;
+ * MegaScale sec. 6.3 on NIC flapping hitting the NCCL timeout); of the 63 software
+ * interruptions of Llama 3 Table 5, the 7 "NCCL watchdog timeouts" are hangs. Overall
+ * (7 + 35 + 7) / 419 = 11.7% of interruptions are hangs, against 9.9% job hangs measured by
+ * ByteRobust (arXiv 2509.16293, Table 1; recovery.csv) and 1.7% explicit watchdog rows in
+ * Llama 3. */
 static const struct {
     enum ts_component component;
     double count;           // interruptions of the 419 (Table 5)
+    double hang_fraction;   // share of them that are hangs (above)
     const char *name;
     const char *rows;       // the Table 5 rows summed
 } mix[] = {
-    {TS_COMP_GPU, 268.0, "gpu",
+    {TS_COMP_GPU, 268.0, 0.0, "gpu",
      "faulty GPU 148 + HBM3 72 + SRAM 19 + GPU system processor 17 + SDC 6 + thermal 6"},
-    {TS_COMP_NODE, 46.0, "host",
+    {TS_COMP_NODE, 46.0, 0.0, "host",
      "unplanned host maintenance 32 + SSD 3 + PSU 3 + chassis 2 + IO board 2 + CPU 2 + memory 2"},
-    {TS_COMP_NETWORK, 7.0, "nic", "NIC 7"},
-    {TS_COMP_SWITCH, 35.0, "switch/cable", "network switch/cable 35"},
-    {TS_COMP_SOFTWARE, 63.0, "software", "software bug 54 + dependency 2 + NCCL watchdog 7"},
+    {TS_COMP_NETWORK, 7.0, 1.0, "nic", "NIC 7"},
+    {TS_COMP_SWITCH, 35.0, 1.0, "switch/cable", "network switch/cable 35"},
+    {TS_COMP_SOFTWARE, 63.0, 7.0 / 63.0, "software",
+     "software bug 54 + dependency 2 + NCCL watchdog 7"},
 };
 #define MIX_LEN ((int)TS_ARRAY_LEN(mix))
+
+/* The diagnosis presets: derivations D10 and D11 (published/README.md). */
+#define DIAG_AUTO_MEDIAN_S 600.0
+#define DIAG_AUTO_SIGMA 0.541
+#define DIAG_MANUAL_MEDIAN_S (10.6 * 3600.0)
+#define DIAG_MANUAL_SIGMA 0.55
 _Static_assert(TS_ARRAY_LEN(mix) <= TS_FAILURES_MAX, "default processes fit");
 
 /* Kokolis et al., "Revisiting Reliability in Large-Scale Machine Learning Research Clusters",
@@ -194,15 +224,76 @@ static void fill_fleet(struct ts_reliability *r, enum ts_fleet f)
         p->mtbf_s = DAY_S / per_unit;
         p->distribution = TS_DIST_EXPONENTIAL;
         p->shape = 1.0;
+        p->hang_fraction = 0.0;     // set with the default recovery (apply_recovery_defaults)
         ts_strlcpy(p->name, mix[i].name, sizeof p->name);
     }
     r->fleet_used = f;
 }
 
+/* The default recovery (issue 13: recovery as it really happens), for a job that gives
+ * neither "restart_overhead" nor "recovery". A managed cluster with automated detection and
+ * replacement of the failed node from the cluster's pool, no hot spares held by the job:
+ *   - detection: a crash at once (the launcher sees the process or node die); a hang at the
+ *     PyTorch ProcessGroupNCCL default watchdog timeout, 10 min (PR 110947; recovery.csv),
+ *     with each default process's hang share (mix[] above);
+ *   - diagnosis + replacement + rescheduling: lognormal, median 10 min, sigma 0.541, mean
+ *     11.6 min: Kokolis et al.'s restart time u0 "~5-20 mins" on RSC-1/RSC-2 (Meta's managed
+ *     research clusters: health checks every 5 min, failed nodes removed and jobs rescheduled
+ *     on healthy ones) read as its 10th/90th percentiles (published/README.md D10; MegaScale
+ *     sec. 6.3: detection + diagnostics under 10 min on average at > 10,000 GPUs). Chosen over
+ *     "manual" (BLOOM's hangs found by a person, median 10.6 h, D11) because a cluster rented
+ *     or run for training today automates this (Llama 3: 3 of 419 interruptions needed manual
+ *     intervention); a 2021-style manual cluster (OPT-175B) sets "diagnose": "manual";
+ *   - queue: 0 (the pool has a node; no measured queueing delay was found, recovery.csv);
+ *   - framework start-up growing with the job: 0.05 s per node on top of u0 (which holds the
+ *     start-up of Kokolis's 2,048-4,096-GPU jobs); an assumption: no size law was published,
+ *     and it is bounded by Llama 3's < 16.7 min lost per interruption at 2,048 nodes (D12)
+ *     and MegaScale's catch-up "within 15 minutes" at > 10,000 GPUs: 1.7 min at 2,048 nodes;
+ *   - reload: checkpoint size / read bandwidth (ts_run_params_compute), as before;
+ *   - restart_overhead 0: u0 is the whole restart. */
+#define DEFAULT_STARTUP_PER_NODE_S 0.05
+
+static void apply_recovery_defaults(struct ts_reliability *r)
+{
+    if (r->none)
+        return;
+    struct ts_recovery *rc = &r->mech.recovery;
+    if (r->recovery_given)
+        r->recovery_mode = TS_RECOVERY_GIVEN;
+    else if (r->restart_overhead_given)
+        r->recovery_mode = TS_RECOVERY_CONSTANT;
+    else if (r->recovery_mode != TS_RECOVERY_DEFAULT) {
+        r->recovery_mode = TS_RECOVERY_DEFAULT;
+        r->restart_overhead_s = 0.0;
+        rc->crash_detect_s = 0.0;
+        rc->hang_timeout_s = 600.0;
+        rc->diagnose_median_s = DIAG_AUTO_MEDIAN_S;
+        rc->diagnose_sigma = DIAG_AUTO_SIGMA;
+        ts_strlcpy(rc->diagnose_preset, "automated", sizeof rc->diagnose_preset);
+        rc->queue_s = 0.0;
+        rc->startup_s = 0.0;
+        rc->startup_per_node_s = DEFAULT_STARTUP_PER_NODE_S;
+    }
+    /* The default processes carry their hang shares wherever hangs are detected by a
+     * timeout (default or given phases); a constant restart keeps Daly's setting. A share
+     * given in "recovery" applies to every process. */
+    for (int i = 0; i < r->n_failures; i++) {
+        struct ts_failure_process *p = &r->failures[i];
+        if (r->hang_fraction_given)
+            p->hang_fraction = rc->hang_fraction;
+        else if (r->failures_default && i < MIX_LEN && r->recovery_mode != TS_RECOVERY_CONSTANT)
+            p->hang_fraction = mix[i].hang_fraction;
+    }
+}
+
 void ts_reliability_apply_defaults(struct ts_reliability *r, enum ts_generation gen)
 {
-    if (r->none || !r->failures_default)
+    if (r->none)
         return;
+    if (!r->failures_default) {
+        apply_recovery_defaults(r);
+        return;
+    }
     enum ts_fleet f = r->fleet;
     r->fleet_assumed = false;
     if (f == TS_FLEET_AUTO) {
@@ -214,6 +305,7 @@ void ts_reliability_apply_defaults(struct ts_reliability *r, enum ts_generation 
         }
     }
     fill_fleet(r, f);
+    apply_recovery_defaults(r);
 }
 
 const char *ts_reliability_source(const struct ts_reliability *r, char *buf, size_t n)
@@ -323,7 +415,7 @@ static const char *const reliability_keys[] = {
     NULL,
 };
 static const char *const failure_keys[] = {
-    "component", "mtbf", "distribution", "shape", "name", NULL,
+    "component", "mtbf", "distribution", "shape", "hang_fraction", "name", NULL,
 };
 static const char *const checkpoint_keys[] = {
     "interval", "interval_iterations", "mode", "size", "write_bandwidth", "read_bandwidth",
@@ -385,6 +477,7 @@ static int parse_failure(const struct ts_jnode *node, struct ts_failure_process 
     int comp = 0, dist = TS_DIST_EXPONENTIAL;
     f->mtbf_s = 0.0;
     f->shape = 1.0;
+    f->hang_fraction = 0.0;
     if ((rc = ts_jnode_get_enum(node, "component", TS_REQUIRED, ts_component_names,
                                 TS_COMP_COUNT, &comp, err)) ||
         (rc = get_positive(node, "mtbf", TS_REQUIRED, TS_DIM_SECONDS, TS_REL_MTBF_MIN_S,
@@ -392,7 +485,9 @@ static int parse_failure(const struct ts_jnode *node, struct ts_failure_process 
         (rc = ts_jnode_get_enum(node, "distribution", TS_OPTIONAL, ts_distribution_names,
                                 TS_DIST_COUNT, &dist, err)) ||
         (rc = get_positive(node, "shape", TS_OPTIONAL, TS_DIM_NUMBER, TS_REL_SHAPE_MIN,
-                           TS_REL_SHAPE_MAX, &f->shape, err)))
+                           TS_REL_SHAPE_MAX, &f->shape, err)) ||
+        (rc = ts_jnode_get_quantity(node, "hang_fraction", TS_OPTIONAL, TS_DIM_NUMBER, 0.0, 1.0,
+                                    &f->hang_fraction, err)))
         return rc;
     f->component = (enum ts_component)comp;
     f->distribution = (enum ts_distribution)dist;
@@ -521,14 +616,20 @@ static int parse_spot(const struct ts_jnode *node, struct ts_spot *s, struct ts_
 /* ---------------------------------------------------------------- recovery and incidents */
 
 /* The recovery phases and incident mechanisms of the run simulation (issue 13). Every key is
- * optional and every mechanism is off unless its object is given; sources are in
+ * optional and every incident mechanism is off unless its object is given. The recovery
+ * phases have a default (apply_recovery_defaults: automated diagnosis, NCCL-watchdog hangs
+ * per process, start-up per node) when neither "restart_overhead" nor "recovery" is given;
+ * "restart_overhead" alone is a constant restart (Daly's setting); a "recovery" object gives
+ * the phases itself (those it does not name are off). Sources are in
  * experiments/failure-rework/published (recovery.csv, fail-slow.csv, correlated-and-lemons.csv,
  * Derivations D8, D10, D11 of its README).
  *
  *   "recovery": {                       phases after every unplanned failure, on top of
  *                                       restart_overhead + reload (which keep their meaning)
  *     "crash_detection": duration,      default 0: a crash is seen at once
- *     "hang_fraction": f,               share of failures that are hangs, 0..1, default 0
+ *     "hang_fraction": f,               share of ALL failures that are hangs, 0..1; default:
+ *                                       each process's own share (failures[].hang_fraction;
+ *                                       the default processes carry a cited one)
  *     "hang_timeout": duration,         hang detection, default 10 min: the PyTorch
  *                                       ProcessGroupNCCL default since PR 110947 (30 min
  *                                       before; NVRx heartbeat 45 min)
@@ -537,7 +638,8 @@ static int parse_spot(const struct ts_jnode *node, struct ts_spot *s, struct ts_
  *                                       median 10 min, sigma 0.541 (mean 11.6 min; Kokolis u0
  *                                       5-20 min as 10th/90th percentiles, D10); "manual":
  *                                       median 10.6 h, sigma 0.55 (mean 12.3 h; BLOOM's manual
- *                                       incidents, D11); default: no such phase. The
+ *                                       incidents, D11); "none": no such phase;
+ *                                       default (in a recovery object): none. The
  *                                       presets are whole recoveries (detection, repair and
  *                                       restart as measured), so a job that uses one should
  *                                       set restart_overhead to 0 to count the restart once
@@ -590,11 +692,6 @@ static const char *const correlated_keys[] = {"domain_mtbf", "domain_nodes", NUL
 static const char *const rollback_keys[] = {"fraction", "depth", NULL};
 static const char *const planned_keys[] = {"node_mtbf", NULL};
 
-/* Derivations D10 and D11 (published/README.md). */
-#define DIAG_AUTO_MEDIAN_S 600.0
-#define DIAG_AUTO_SIGMA 0.541
-#define DIAG_MANUAL_MEDIAN_S (10.6 * 3600.0)
-#define DIAG_MANUAL_SIGMA 0.55
 /* Llama 3 sec. 3.3.4: 47 planned interruptions in 54 days on 2,048 nodes (D8). */
 #define PLANNED_NODE_MTBF_S (2048.0 * 54.0 * 86400.0 / 47.0)
 
@@ -617,15 +714,21 @@ static int parse_diagnose(const struct ts_jnode *node, struct ts_recovery *rc_ou
         if (strcmp(v, "automated") == 0) {
             rc_out->diagnose_median_s = DIAG_AUTO_MEDIAN_S;
             rc_out->diagnose_sigma = DIAG_AUTO_SIGMA;
-            return TS_OK;
-        }
-        if (strcmp(v, "manual") == 0) {
+        } else if (strcmp(v, "manual") == 0) {
             rc_out->diagnose_median_s = DIAG_MANUAL_MEDIAN_S;
             rc_out->diagnose_sigma = DIAG_MANUAL_SIGMA;
+        } else if (strcmp(v, "none") == 0) {
+            rc_out->diagnose_median_s = 0.0;
+            rc_out->diagnose_sigma = 0.0;
+            rc_out->diagnose_preset[0] = '\0';
             return TS_OK;
+        } else {
+            return ts_err_at(err, node->file, node->path, "\"%s\" is not a diagnosis preset "
+                             "(use \"automated\", \"manual\", \"none\" or {\"median\": ..., "
+                             "\"mean\": ...})", v);
         }
-        return ts_err_at(err, node->file, node->path, "\"%s\" is not a diagnosis preset (use "
-                         "\"automated\", \"manual\" or {\"median\": ..., \"mean\": ...})", v);
+        ts_strlcpy(rc_out->diagnose_preset, v, sizeof rc_out->diagnose_preset);
+        return TS_OK;
     }
     int rc;
     if ((rc = ts_jnode_check_keys(node, diagnose_keys, err)))
@@ -655,13 +758,16 @@ static int parse_diagnose(const struct ts_jnode *node, struct ts_recovery *rc_ou
     }
     rc_out->diagnose_median_s = median;
     rc_out->diagnose_sigma = sigma;
+    ts_strlcpy(rc_out->diagnose_preset, "given", sizeof rc_out->diagnose_preset);
     return TS_OK;
 }
 
-static int parse_recovery(const struct ts_jnode *node, struct ts_recovery *r, struct ts_err *err)
+static int parse_recovery(const struct ts_jnode *node, struct ts_recovery *r, bool *hang_given,
+                          struct ts_err *err)
 {
     int rc;
     struct ts_jnode c;
+    *hang_given = ts_jnode_child(node, "hang_fraction", &c);
     if ((rc = ts_jnode_check_keys(node, recovery_keys, err)) ||
         (rc = get_duration(node, "crash_detection", &r->crash_detect_s, err)) ||
         (rc = get_fraction(node, "hang_fraction", TS_OPTIONAL, &r->hang_fraction, err)) ||
@@ -676,11 +782,12 @@ static int parse_recovery(const struct ts_jnode *node, struct ts_recovery *r, st
 }
 
 static int parse_mechanisms(const struct ts_jnode *node, struct ts_mechanisms *m,
-                            struct ts_err *err)
+                            bool *hang_given, struct ts_err *err)
 {
     int rc;
     struct ts_jnode c;
-    if (ts_jnode_child(node, "recovery", &c) && (rc = parse_recovery(&c, &m->recovery, err)))
+    if (ts_jnode_child(node, "recovery", &c) &&
+        (rc = parse_recovery(&c, &m->recovery, hang_given, err)))
         return rc;
     if (ts_jnode_child(node, "fail_slow", &c)) {
         struct ts_fail_slow *f = &m->fail_slow;
@@ -790,6 +897,8 @@ int ts_reliability_parse(const struct ts_jnode *node, struct ts_reliability *r, 
     if (ts_jnode_child(node, "checkpoint", &c) && (rc = parse_checkpoint(&c, &r->checkpoint, err)))
         return rc;
     long seed = (long)r->seed;
+    r->restart_overhead_given = ts_jnode_child(node, "restart_overhead", &c);
+    r->recovery_given = ts_jnode_child(node, "recovery", &c);
     if ((rc = ts_jnode_get_quantity(node, "restart_overhead", TS_OPTIONAL, TS_DIM_SECONDS, 0.0,
                                     DURATION_MAX, &r->restart_overhead_s, err)) ||
         (rc = ts_jnode_get_int(node, "spares", TS_OPTIONAL, 0, 1000000, &r->spares, err)) ||
@@ -803,5 +912,5 @@ int ts_reliability_parse(const struct ts_jnode *node, struct ts_reliability *r, 
     r->seed = (uint64_t)seed;
     if (ts_jnode_child(node, "spot", &c) && (rc = parse_spot(&c, &r->spot, err)))
         return rc;
-    return parse_mechanisms(node, &r->mech, err);
+    return parse_mechanisms(node, &r->mech, &r->hang_fraction_given, err);
 }

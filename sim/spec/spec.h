@@ -576,6 +576,9 @@ struct ts_failure_process {
     enum ts_distribution distribution;
     double shape;                   // Weibull shape k (1 for exponential); scale from mtbf
     char name[32];                  // label for reports, e.g. "gpu hardware"
+    double hang_fraction;           // share of its failures that are hangs (detected only at
+                                    //   the hang timeout), 0..1; default processes carry a
+                                    //   cited share (reliability.c), given ones 0 unless set
 };
 
 enum ts_ckpt_mode { TS_CKPT_SYNC, TS_CKPT_ASYNC, TS_CKPT_COUNT };
@@ -603,19 +606,31 @@ struct ts_spot {
 };
 
 /* Recovery and incident mechanisms of the run simulation (reliability.c, "recovery",
- * "fail_slow", "bad_nodes", "correlated", "rollback", "planned"). Every part is off by default
- * (zero rates, zero phases), so a job without these keys runs as before; restart_overhead
- * stays the constant part of every recovery. */
+ * "fail_slow", "bad_nodes", "correlated", "rollback", "planned"). In the struct every part is
+ * off (zero rates, zero phases: ts_reliability_defaults), so a caller that fills the struct
+ * gets a constant restart; a parsed job or sweep row without "restart_overhead" and
+ * "recovery" gets the default recovery phases (ts_reliability_apply_defaults, recovery_mode
+ * TS_RECOVERY_DEFAULT). restart_overhead stays the constant part of every recovery. */
 struct ts_recovery {
     double crash_detect_s;          // detection of a crash, default 0 (immediate)
-    double hang_fraction;           // share of failures that are hangs, default 0
+    double hang_fraction;           // share of ALL failures that are hangs (overrides the
+                                    //   processes' own shares when > 0), default 0
     double hang_timeout_s;          // hang detection = the watchdog timeout, default 10 min
     double diagnose_median_s;       // diagnose + replace: lognormal median (0 = no phase)
     double diagnose_sigma;          //   and log-sd
     double queue_s;                 // rescheduling / queueing for capacity, default 0
     double startup_s;               // framework start-up, fixed part, default 0
     double startup_per_node_s;      // framework start-up per node of the job, default 0
+    char diagnose_preset[16];       // "automated", "manual", "given" or "" (no phase)
 };
+
+/* How the recovery after a failure was chosen: the cited default phases (neither
+ * "restart_overhead" nor "recovery" given), a constant restart ("restart_overhead" alone: the
+ * Daly setting), or the phases the "recovery" object gives. */
+enum ts_recovery_mode { TS_RECOVERY_CONSTANT, TS_RECOVERY_DEFAULT, TS_RECOVERY_GIVEN,
+                        TS_RECOVERY_MODE_COUNT };
+extern const char *const ts_recovery_mode_names[TS_RECOVERY_MODE_COUNT]; // "constant",
+                                                                          //   "default", "given"
 
 struct ts_fail_slow {
     double gpu_mtbf_s;              // mean time between fail-slow onsets of one GPU (0 = off)
@@ -686,6 +701,11 @@ struct ts_reliability {
     int replications;               // Monte Carlo replications, default 1000
     uint64_t seed;                  // default 1
     struct ts_mechanisms mech;      // recovery phases and incident mechanisms (off by default)
+    enum ts_recovery_mode recovery_mode; // set by parse / apply_defaults; CONSTANT in the struct
+                                    //   defaults
+    bool restart_overhead_given;    // the input gave "restart_overhead"
+    bool recovery_given;            // the input gave "recovery"
+    bool hang_fraction_given;       // the input gave "recovery.hang_fraction"
 };
 
 /* Defaults: the H100-fleet failure processes (Llama 3 405B, Table 5 counts per 1,000
