@@ -69,4 +69,13 @@ run sweep_csv sweep "$ROOT/configs/mixtral-8x7b-ep-sweep.json" --format json --c
 expect_rc sweep_csv 0
 head -1 "$tmp/s.csv" | grep -q ',software,ep,etp$' || fail "moe sweep csv: no ep, etp columns"
 
+# A listed ep that does not divide the experts is a counted divisibility rejection, not an
+# error: ep [3, 8] on one node count, one pp and recompute give two layouts, one rejected.
+sed 's/"ep": "auto"/"ep": [3, 8]/; s/"nodes": \[8, 16, 32\]/"nodes": [8]/; s/"pp": \[2, 4, 8\]/"pp": [4]/; s/"recompute": \["selective", "full"\]/"recompute": ["selective"]/' \
+    "$ROOT/configs/mixtral-8x7b-ep-sweep.json" >"$tmp/ep-sweep.json"
+run sweep_reject sweep "$tmp/ep-sweep.json" --format json
+expect_rc sweep_reject 0
+expect_in "$tmp/sweep_reject.out" '"divisibility":  1' "ep 3 counted as a divisibility rejection"
+expect_in "$tmp/sweep_reject.out" '"feasible":  1,' "ep 8 feasible"
+
 finish
