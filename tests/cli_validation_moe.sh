@@ -2,6 +2,7 @@
 # The MoE validation jobs (configs/validation/moe-*.json) and experiments/validation-moe/
 # published.json are what make_jobs.sh writes from the published CSV, byte for byte; each
 # job states its source row and runs. The accuracy gate itself is tests/test_validation.c.
+# Needs python3 (make_jobs.sh; in .ci/run and README's install line).
 . "$(dirname "$0")/cli.bash" cli_validation_moe "$@"
 
 "$ROOT/experiments/validation-moe/make_jobs.sh" --out "$tmp/jobs" >"$tmp/make.out" ||
