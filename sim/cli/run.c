@@ -52,28 +52,21 @@ void ts_cli_run_help(FILE *f)
             "  trainsim run configs/gpt3-175b-a100.json --trace iteration.json\n");
 }
 
-/* Load and validate a job file. */
-static int load_job(const char *file, struct ts_job *job, struct ts_err *err)
-{
-    cJSON *doc;
-    int rc = ts_json_load(file, &doc, err);
-    if (rc)
-        return rc;
-    struct ts_jnode root = ts_jnode_root(doc, file);
-    rc = ts_job_parse(&root, NULL, job, err);
-    cJSON_Delete(doc);
-    return rc;
-}
-
 int ts_cli_run(int argc, char **argv)
 {
     const char *file = NULL, *trace_path = NULL, *run_trace_path = NULL;
     long replications = 0, seed = -1, threads = 0;
     enum ts_format format = ts_cli_default_format();
     enum ts_method method = TS_METHOD_DISCRETE_EVENT;
+    struct ts_cli_whatif whatif = {0};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         bool has_value = i + 1 < argc;
+        int w = ts_cli_whatif_option(&whatif, "run", argc, argv, &i);
+        if (w < 0)
+            return TS_ERR_INPUT;
+        if (w > 0)
+            continue;
         if (strcmp(a, "--format") == 0 && has_value) {
             if (ts_cli_parse_format(argv[++i], &format))
                 return TS_ERR_INPUT;
@@ -120,12 +113,16 @@ int ts_cli_run(int argc, char **argv)
         return TS_ERR_INPUT;
     }
 
+    if (ts_cli_whatif_check(&whatif, "run", file, format))
+        return TS_ERR_INPUT;
+
     struct ts_err err;
     ts_err_clear(&err);
     struct ts_job *job = ts_xmalloc(sizeof *job);
-    int rc = load_job(file, job, &err);
+    int rc = ts_cli_run_load(&whatif, file, job, &err);
     if (rc) {
         fprintf(stderr, "trainsim: %s\n", err.msg);
+        ts_cli_whatif_free(&whatif);
         free(job);
         return rc;
     }
@@ -139,6 +136,7 @@ int ts_cli_run(int argc, char **argv)
     for (int k = 0; k < 2; k++) {
         others[1] = k ? trace_path : NULL;
         if (outputs[k][1] && (rc = ts_cli_check_output("run", outputs[k][0], outputs[k][1], others))) {
+            ts_cli_whatif_free(&whatif);
             free(job);
             return rc;
         }
@@ -147,6 +145,7 @@ int ts_cli_run(int argc, char **argv)
     struct ts_eval_scratch scratch;
     if (ts_eval_scratch_init(&scratch)) {
         fprintf(stderr, "trainsim: out of memory\n");
+        ts_cli_whatif_free(&whatif);
         free(job);
         return TS_ERR_RUNTIME;
     }
@@ -243,20 +242,9 @@ int ts_cli_run(int argc, char **argv)
         struct ts_run_output out = {file, job, &it,
                                     method == TS_METHOD_DISCRETE_EVENT ? &stages : NULL, stage_mem,
                                     have_run ? &run : NULL, have_cost ? &cost : NULL};
-        struct ts_buf buf;
-        ts_buf_init(&buf);
-        if (format == TS_FORMAT_TABLE) {
-            ts_report_run_table(&out, &buf);
-        } else if (format == TS_FORMAT_CSV) {
-            ts_report_run_csv(&out, &buf);
-        } else {
-            cJSON *o = ts_report_run_json(&out);
-            ts_report_json_print(o, &buf);
-            cJSON_Delete(o);
-        }
-        rc = ts_cli_emit(&buf, NULL);
-        ts_buf_free(&buf);
+        rc = ts_cli_run_answer(&whatif, file, &out, format);
     }
+    ts_cli_whatif_free(&whatif);
     ts_trace_free(&trace);
     ts_run_timeline_free(&timeline);
     free(samples);
