@@ -182,7 +182,7 @@ static void merge_into(cJSON *base, const cJSON *over)
 }
 
 cJSON *ts_cli_emit_sweep_job(const char *file, const cJSON *doc, const struct ts_sweep *sw,
-                             const struct ts_outcome *o)
+                             const struct ts_outcome *o, const struct ts_job *best)
 {
     const struct ts_layout *l = &o->layout;
     cJSON *j = cJSON_CreateObject();
@@ -226,9 +226,23 @@ cJSON *ts_cli_emit_sweep_job(const char *file, const cJSON *doc, const struct ts
                 cJSON_AddItemToObject(par, c->string, cJSON_Duplicate(c, 1));
     cJSON *tr = cJSON_AddObjectToObject(j, "training");
     cJSON_AddNumberToObject(tr, "tokens", sw->tokens);
+    /* A sweep's spot rows are preempted at the sweep's default rate unless the file gives
+     * reliability.spot, and its other rows never are: the job states which. */
     const cJSON *rel = cJSON_GetObjectItemCaseSensitive(doc, "reliability");
-    if (rel)
+    const struct ts_spot *spot = &best->reliability.spot;
+    if (cJSON_IsObject(rel) || (!rel && spot->enabled)) {
+        cJSON *r = rel ? cJSON_Duplicate(rel, 1) : cJSON_CreateObject();
+        cJSON_DeleteItemFromObjectCaseSensitive(r, "spot");
+        if (spot->enabled) {
+            cJSON *sp = cJSON_AddObjectToObject(r, "spot");
+            cJSON_AddNumberToObject(sp, "preemption_mtbf", spot->preemption_mtbf_s);
+            cJSON_AddNumberToObject(sp, "notice", spot->notice_s);
+            cJSON_AddNumberToObject(sp, "reacquire", spot->reacquire_s);
+        }
+        cJSON_AddItemToObject(j, "reliability", r);
+    } else if (rel) {
         cJSON_AddItemToObject(j, "reliability", cJSON_Duplicate(rel, 1));
+    }
     const cJSON *cost = cJSON_GetObjectItemCaseSensitive(doc, "cost");
     if (cJSON_IsObject(cost)) {
         cJSON *c = cJSON_Duplicate(cost, 1);

@@ -351,7 +351,7 @@ static int sweep_emit(const struct ts_cli_whatif *w, const char *file, const cJS
     if (w->emit_megatron)
         ts_cli_emit_megatron(&res->best_job, buf, stderr);
     if (w->emit_job) {
-        cJSON *job = ts_cli_emit_sweep_job(file, doc, sw, &res->top[0]);
+        cJSON *job = ts_cli_emit_sweep_job(file, doc, sw, &res->top[0], &res->best_job);
         int rc = write_json_file(w->emit_job, job);
         cJSON_Delete(job);
         return rc;
