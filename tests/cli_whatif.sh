@@ -146,7 +146,6 @@ run sc sweep "$small" --format json --no-progress --set 'tokens=["10B","20B"]' \
 expect_rc sc 0
 [ "$(grep -c '"scenario":  {' "$tmp/sc.out")" -eq 4 ] || fail "2 token budgets x 2 deadlines: 4 scenarios"
 # The first combination is also the top-level answer (the contract keys stay):
-
 run sc_first sweep "$small" --format json --no-progress --set tokens=10B --set 'constraint.deadline="20 d"'
 first_best=$(sed -n 's/^    "cost_total":  \(.*\),$/\1/p' "$tmp/sc_first.out" | head -1)
 expect_in "$tmp/sc.out" "\"cost_total\":  $first_best," "the first combination's answer is the top-level answer"
