@@ -19,6 +19,7 @@ void ts_cli_run_help(FILE *f)
             "usage: trainsim run FILE [--format table|json|csv] [--trace OUT.json]\n"
             "                    [--run-trace OUT.json] [--method discrete-event|closed-form]\n"
             "                    [--replications N] [--seed S] [--threads N]\n"
+            "                    [--set PATH=VALUE ...] [--explain] [--emit job OUT.json | megatron]\n"
             "\n"
             "Simulate one job file (configs/*.json): one training iteration as a discrete-event\n"
             "simulation of the pipeline schedule with TP/PP/DP/CP traffic, memory per GPU,\n"
@@ -36,6 +37,16 @@ void ts_cli_run_help(FILE *f)
             "  --method M     discrete-event (default) or closed-form (the screening estimate)\n"
             "  --replications N, --seed S   override the reliability section's Monte Carlo\n"
             "  --threads N    OpenMP threads for the Monte Carlo (results do not depend on it)\n"
+            "  --set P=V      override key P of the job before it is read, e.g. --set parallel.tp=4,\n"
+            "                 --set cost.gpu_hour.spot=2.5, --set model.layers=48 (a catalogue\n"
+            "                 model's key), --set 'reliability.failures[0].mtbf=\"5 y\"'; V is JSON when\n"
+            "                 it parses as JSON, else text; repeatable, later ones win; checked as\n"
+            "                 the file is (exit 2, the message names the --set)\n"
+            "  --explain      list every input key with its value and where it came from (file,\n"
+            "                 --set, catalogue file, software profile, default, derived); JSON: an\n"
+            "                 \"explain\" key. The defaults are always in assumptions.defaults\n"
+            "  --emit job OUT write the job with the --set overrides applied as a job file\n"
+            "  --emit megatron  print the Megatron-LM / NeMo arguments of the job instead\n"
             "\n"
             "An infeasible job (out of memory) is a result: exit 0 with \"feasible\": false.\n"
             "\n"
@@ -49,7 +60,9 @@ void ts_cli_run_help(FILE *f)
             "examples:\n"
             "  trainsim run configs/gpt3-175b-a100.json\n"
             "  trainsim run configs/validation/korthikanti-175b-seqsel.json --format json\n"
-            "  trainsim run configs/gpt3-175b-a100.json --trace iteration.json\n");
+            "  trainsim run configs/gpt3-175b-a100.json --trace iteration.json\n"
+            "  trainsim run configs/gpt3-175b-a100.json --set parallel.tp=4 --set parallel.pp=16\n"
+            "  trainsim run configs/gpt3-175b-a100.json --emit megatron\n");
 }
 
 int ts_cli_run(int argc, char **argv)
