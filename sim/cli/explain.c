@@ -285,7 +285,11 @@ static void parallel_defaults(struct explain *e, const struct ts_parallel *p, co
              profile_bits[TS_PKEY_FP32_GRADS] ? prof : "default");
     add_bool(e, pkey_names[TS_PKEY_GRAD_ACCUM_FUSION], p->grad_accum_fusion,
              profile_bits[TS_PKEY_GRAD_ACCUM_FUSION] ? prof : "default");
-    add_bool(e, "parallel.scatter_gather", p->scatter_gather, "default");
+    if (job)
+        add_bool(e, "parallel.scatter_gather", p->scatter_gather, "default");
+    else    /* per candidate: on where there is tensor parallelism (search.c) */
+        add_str(e, "parallel.scatter_gather", p->scatter_gather || p->tp == 1 ? "true when tp > 1"
+                                                                              : "false", "default");
     add_num(e, "parallel.bucket_size", p->bucket_bytes, "default");
     add_num(e, "parallel.zero_group", p->zero_group, "default");
     add_num(e, "parallel.fsdp_unit_layers", p->fsdp_unit_layers, "default");
@@ -340,10 +344,13 @@ static void reliability_defaults(struct explain *e, const struct ts_reliability 
     }
 }
 
-static void cost_defaults(struct explain *e, const struct ts_cost_config *c)
+static void cost_defaults(struct explain *e, const struct ts_cost_config *c, bool job)
 {
-    add_str(e, "cost.pricing", ts_pricing_names[c->pricing], "default");
-    add_str(e, "cost.spare_pricing", ts_pricing_names[c->spare_pricing], "default");
+    /* A sweep prices each row at its own pricing (the sweep's "pricing" list). */
+    if (job) {
+        add_str(e, "cost.pricing", ts_pricing_names[c->pricing], "default");
+        add_str(e, "cost.spare_pricing", ts_pricing_names[c->spare_pricing], "default");
+    }
     add_num(e, "cost.fixed_per_hour", c->fixed_per_hour, "default");
     add_num(e, "cost.budget", c->budget, "default");
     for (int t = 0; t < TS_TIER_COUNT; t++) {
@@ -409,7 +416,7 @@ cJSON *ts_cli_explain_job(const char *file, const cJSON *doc, const struct ts_cl
     if (job->has_reliability)
         reliability_defaults(&e, &job->reliability);
     if (job->has_cost)
-        cost_defaults(&e, &job->cost);
+        cost_defaults(&e, &job->cost, true);
     sort_entries(e.arr);
     return e.arr;
 }
@@ -439,7 +446,7 @@ cJSON *ts_cli_explain_sweep(const char *file, const cJSON *doc, const struct ts_
     parallel_defaults(&e, &sw->fixed, sw->software[0].name, false);
     reliability_defaults(&e, &sw->reliability);
     if (sw->has_cost)
-        cost_defaults(&e, &sw->cost[0]);
+        cost_defaults(&e, &sw->cost[0], false);
     sort_entries(e.arr);
     return e.arr;
 }
