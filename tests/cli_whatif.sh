@@ -46,6 +46,31 @@ layer=$(( (p_full - p_half) / 48 ))
 [ "$layer" -eq $(( 12 * 12288 * 12288 + 13 * 12288 )) ] ||
     fail "--set model.layers=48: $layer parameters per removed layer, expected 12 h^2 + 13 h"
 
+# A sweep: --set on a list, on a per-system price and into a listed system's catalogue file
+# equals the edited sweep (elapsed_s, the one wall-clock figure, left out).
+cp "$small" "$tmp/sweep.json"
+run sw_set sweep "$tmp/sweep.json" --format json --no-progress --set 'nodes=[1,2]' \
+    --set cost.by_system.dgx-h100.gpu_hour.spot=2 --set 'systems[0].gpus_per_node=4'
+expect_rc sw_set 0
+a100=$(sed -e 's/^/    /' "$ROOT/hardware/systems/dgx-a100-80g.json" | sed -e 's/"gpus_per_node": 8/"gpus_per_node": 4/')
+grep -q '"gpus_per_node": 8' "$ROOT/hardware/systems/dgx-a100-80g.json" || fail "dgx-a100-80g no longer has 8 GPUs per node"
+{
+    sed -n '1,/"systems":/p' "$small" | sed '$d'
+    printf '  "systems": [\n%s,\n    "dgx-h100"],\n' "$a100"
+    sed -n '/"systems":/,$p' "$small" | sed '1d' |
+        sed -e 's/"nodes": \[1, 2, 4\]/"nodes": [1, 2]/' -e 's/"spot": 3.5/"spot": 2/'
+} >"$tmp/sweep.json"
+run sw_edited sweep "$tmp/sweep.json" --format json --no-progress
+expect_rc sw_edited 0
+grep -v '"elapsed_s"' "$tmp/sw_set.out" >"$tmp/sw_set.cmp"
+grep -v '"elapsed_s"' "$tmp/sw_edited.out" >"$tmp/sw_edited.cmp"
+cmp -s "$tmp/sw_set.cmp" "$tmp/sw_edited.cmp" || fail "sweep --set differs from the edited sweep: $(diff "$tmp/sw_set.cmp" "$tmp/sw_edited.cmp" | head -5)"
+run sw_gpn sweep "$small" --format json --no-progress --set 'systems[0].gpus_per_node=4' \
+    --csv "$tmp/gpn.csv"
+expect_rc sw_gpn 0
+expect_in "$tmp/gpn.csv" "dgx-a100-80g,1,4," "systems[0].gpus_per_node=4: one A100 node has 4 GPUs"
+expect_in "$tmp/gpn.csv" "dgx-h100,1,8," "systems[0].gpus_per_node=4 leaves the H100 system alone"
+
 # --- bad --set: exit 2, the --set and the JSON path named -------------------------------
 run bad_div run "$job" --set parallel.tp=3
 expect_rc bad_div 2
