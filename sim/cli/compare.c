@@ -132,8 +132,40 @@ static double relative(const cJSON *a, const cJSON *b)
     return (b->valuedouble - a->valuedouble) / fabs(a->valuedouble);
 }
 
-static void value_text(const cJSON *v, char *buf, size_t n)
+/* A value for people: times, sizes and money with their units; JSON and CSV keep full
+ * precision. */
+static void value_text(const char *key, const cJSON *v, char *buf, size_t n)
 {
+    size_t kl = strlen(key);
+    bool ends_s = kl > 2 && strcmp(key + kl - 2, "_s") == 0 &&
+                  !(kl > 6 && strcmp(key + kl - 6, "_per_s") == 0);
+    bool fraction = strcmp(key, "mfu") == 0 || strcmp(key, "hfu") == 0 ||
+                    strcmp(key, "goodput") == 0 || strcmp(key, "bubble_fraction") == 0;
+    bool bytes = kl > 6 && strcmp(key + kl - 6, "_bytes") == 0;
+    bool money = strncmp(key, "cost_", 5) == 0 || strncmp(key, "cost_breakdown.", 15) == 0 ||
+                 strncmp(key, "cost_attribution.", 17) == 0;
+    if (cJSON_IsNumber(v) && isfinite(v->valuedouble) && (ends_s || bytes)) {
+        ts_quantity_format(v->valuedouble, ends_s ? TS_DIM_SECONDS : TS_DIM_BYTES, buf, n);
+        return;
+    }
+    if (cJSON_IsNumber(v) && isfinite(v->valuedouble) && money) {
+        if (fabs(v->valuedouble) < 100)
+            snprintf(buf, n, "$%.2f", v->valuedouble);
+        else
+            ts_report_format_usd(v->valuedouble, buf, n);
+        return;
+    }
+    if (cJSON_IsNumber(v) && isfinite(v->valuedouble) && fraction) {
+        snprintf(buf, n, "%.2f%%", 100 * v->valuedouble);
+        return;
+    }
+    if (cJSON_IsNumber(v) && isfinite(v->valuedouble) && fabs(v->valuedouble) >= 1e4) {
+        double x = fabs(v->valuedouble);
+        const char *unit = x >= 1e12 ? "T" : x >= 1e9 ? "G" : x >= 1e6 ? "M" : "k";
+        double div = x >= 1e12 ? 1e12 : x >= 1e9 ? 1e9 : x >= 1e6 ? 1e6 : 1e3;
+        snprintf(buf, n, "%.4g %s", v->valuedouble / div, unit);
+        return;
+    }
     if (!v || cJSON_IsNull(v))
         snprintf(buf, n, "-");
     else if (cJSON_IsString(v))
@@ -334,7 +366,7 @@ int ts_cli_compare(int argc, char **argv)
             int j = 0;
             for (const cJSON *v = vals->child; v; v = v->next, j++) {
                 char t[64], d[24] = "";
-                value_text(v, t, sizeof t);
+                value_text(key, v, t, sizeof t);
                 const cJSON *rv = cJSON_GetArrayItem(rel, j);
                 bool diff = j > 0 && !same(vals->child, v);
                 if (j > 0 && cJSON_IsNumber(rv) && rv->valuedouble != 0)
