@@ -200,6 +200,15 @@ run emit_run run "$job" --emit job "$tmp/job-set.json" --set parallel.tp=4 --set
 run emit_run2 run "$tmp/job-set.json" --format json
 sed 's/job-set.json/gpt3-175b-a100.json/' "$tmp/emit_run2.out" | sed "s|$tmp/gpt3|$ROOT/configs/gpt3|" >"$tmp/emit_run2.norm"
 cmp -s "$tmp/emit_run.out" "$tmp/emit_run2.norm" || fail "run --emit job: running the emitted file gives another answer"
+# A model named by a path relative to the job: the emitted job, elsewhere, still finds it.
+mkdir -p "$tmp/a" "$tmp/b"
+cp "$ROOT/models/gpt3-175b.json" "$tmp/mymodel.json"
+sed 's|"model": "gpt3-175b"|"model": "../mymodel.json"|' "$job" >"$tmp/a/job.json"
+run emit_rel run "$tmp/a/job.json" --format json --emit job "$tmp/b/job.json"
+expect_rc emit_rel 0
+run emit_rel2 run "$tmp/b/job.json" --format json
+expect_rc emit_rel2 0
+expect_in "$tmp/b/job.json" "\"$tmp/mymodel.json\"" "the emitted job names the model by its absolute path"
 run emit_bad run "$job" --emit job /nonexistent-dir/x.json
 expect_rc emit_bad 2
 

@@ -152,6 +152,7 @@ void ts_cli_explain_table(const cJSON *explain, struct ts_buf *b);
 /* emit.c: the job's Megatron-LM arguments on one line (notes on what does not map exactly go
  * to `notes` when not NULL); the sweep's outcome o (whose job is `best`) as a job document. */
 void ts_cli_emit_megatron(const struct ts_job *job, struct ts_buf *b, FILE *notes);
+cJSON *ts_cli_emit_run_job(const char *file, const cJSON *doc);
 cJSON *ts_cli_emit_sweep_job(const char *file, const cJSON *doc, const struct ts_sweep *sw,
                              const struct ts_outcome *o, const struct ts_job *best);
 

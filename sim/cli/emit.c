@@ -2,7 +2,8 @@
  * `--emit job FILE` and `--emit megatron`: the answer in a form to act on.
  *
  *   job       a job file (the keys of a configs/ job file) that `trainsim run` turns into the same
- *             prediction: for `run` the input with its --set overrides applied; for `sweep` the
+ *             prediction: for `run` the input with its --set overrides applied (references by
+ *             path made absolute, so the file works from anywhere); for `sweep` the
  *             best configuration (its system, nodes, pricing, software profile and layout, with
  *             the sweep's model, tokens, reliability and cost sections; by_system prices merged).
  *   megatron  the Megatron-LM / NeMo (Megatron-Core) command-line arguments of the chosen
@@ -152,6 +153,23 @@ static cJSON *ref_copy(const cJSON *j, enum ts_catalog cat, const char *from_fil
         realpath(path, abs))
         return cJSON_CreateString(abs);
     return cJSON_Duplicate(j, 1);
+}
+
+cJSON *ts_cli_emit_run_job(const char *file, const cJSON *doc)
+{
+    cJSON *j = cJSON_Duplicate(doc, 1);
+    static const struct { const char *key; enum ts_catalog cat; } refs[] = {
+        {"model", TS_CAT_MODEL}, {"system", TS_CAT_SYSTEM}, {"software", TS_CAT_SOFTWARE}};
+    for (size_t i = 0; i < TS_ARRAY_LEN(refs); i++) {
+        const cJSON *v = cJSON_GetObjectItemCaseSensitive(j, refs[i].key);
+        if (cJSON_IsString(v))
+            cJSON_ReplaceItemInObjectCaseSensitive(j, refs[i].key, ref_copy(v, refs[i].cat, file));
+    }
+    cJSON *cost = cJSON_GetObjectItemCaseSensitive(j, "cost");
+    const cJSON *prices = cJSON_IsObject(cost) ? cJSON_GetObjectItemCaseSensitive(cost, "prices") : NULL;
+    if (cJSON_IsString(prices))
+        cJSON_ReplaceItemInObjectCaseSensitive(cost, "prices", ref_copy(prices, TS_CAT_PRICES, file));
+    return j;
 }
 
 /* The searched keys of a sweep's parallel object (the rest are fixed options). */

@@ -126,8 +126,13 @@ int ts_cli_run_answer(const struct ts_cli_whatif *w, const char *file,
                       const struct ts_run_output *out, enum ts_format format)
 {
     int rc = TS_OK;
-    if (w->emit_job && (rc = write_json_file(w->emit_job, w->doc)))
-        return rc;
+    if (w->emit_job) {
+        cJSON *job = ts_cli_emit_run_job(file, w->doc);
+        rc = write_json_file(w->emit_job, job);
+        cJSON_Delete(job);
+        if (rc)
+            return rc;
+    }
     struct ts_buf buf;
     ts_buf_init(&buf);
     if (w->emit_megatron) {
