@@ -15,6 +15,8 @@ static const struct ts_cli_command commands[] = {
      ts_cli_run, ts_cli_run_help},
     {"sweep", "search clusters and layouts for the cheapest setup that meets a target",
      ts_cli_sweep, ts_cli_sweep_help},
+    {"compare", "jobs side by side: iteration, memory, run, bill, differences highlighted",
+     ts_cli_compare, ts_cli_compare_help},
     {"calibrate", "measure this host's GEMMs with OpenBLAS and write an accelerator file",
      ts_cli_calibrate, ts_cli_calibrate_help},
 };
@@ -38,6 +40,8 @@ static void usage(FILE *f)
             "  trainsim sweep configs/quickstart-sweep.json      cheapest cluster for a target\n"
             "  trainsim run configs/gpt3-175b-a100.json          one job, as a table\n"
             "  trainsim run configs/gpt3-175b-a100.json --format json\n"
+            "  trainsim run configs/gpt3-175b-a100.json --set parallel.tp=4 --set parallel.pp=16\n"
+            "  trainsim compare configs/gpt3-175b-a100.json mine.json\n"
             "  trainsim calibrate --out host.json                 measure this CPU's GEMMs\n"
             "\n"
             "Catalogue: models/, hardware/accelerators/, hardware/systems/ under %s\n"

@@ -59,4 +59,109 @@ int ts_cli_check_output(const char *cmd, const char *opt, const char *path,
  * trailing ".json", plus suffix. out is "" if it does not fit. */
 void ts_cli_derived_path(const char *path, bool base_only, const char *suffix, char *out, size_t n);
 
+/* ---------------------------------------------------------------- --set PATH=VALUE (set.c) */
+
+#define TS_CLI_SETS_MAX 64
+
+/* The --set overrides of one command, in the order given (later ones win). */
+struct ts_cli_sets {
+    int n;
+    const char *arg[TS_CLI_SETS_MAX];   // "PATH=VALUE" as given (borrowed from argv)
+};
+
+/* Take one --set argument. Prints "trainsim CMD: --set ARG: why" and returns -1 when it is not
+ * PATH=VALUE or there are too many. */
+int ts_cli_sets_add(struct ts_cli_sets *s, const char *cmd, const char *arg);
+
+/* Apply the overrides to the document of `file` (set.c documents PATH and VALUE; references
+ * on the way resolve relative to `file`). TS_ERR_INPUT "FILE: --set ARG: PATH: why" for a
+ * path that cannot be followed. s may be NULL. */
+int ts_cli_sets_apply(const struct ts_cli_sets *s, cJSON *doc, const char *file,
+                      struct ts_err *err);
+
+/* Load a JSON input (ts_json_load) and apply the overrides. The caller frees *doc. */
+int ts_cli_doc_load(const char *file, const struct ts_cli_sets *s, cJSON **doc,
+                    struct ts_err *err);
+
+/* After a parse of `file` failed: when the message's JSON path is one a --set wrote (or lies
+ * above or below one), append " (from --set ARG)" to it. */
+void ts_cli_sets_note(const struct ts_cli_sets *s, const char *file, struct ts_err *err);
+
+/* The latest --set argument whose path is exactly `path`, or NULL. */
+const char *ts_cli_sets_find(const struct ts_cli_sets *s, const char *path);
+
+/* ---------------------------------------------------------------- what-if options (whatif.c) */
+
+struct ts_sweep;
+struct ts_sweep_result;
+struct ts_sweep_options;
+struct ts_outcome;
+
+/* --set, --explain and --emit of run and sweep, and the input they apply to. */
+struct ts_cli_whatif {
+    struct ts_cli_sets sets;
+    bool explain;               // --explain: the resolved inputs and where each came from
+    const char *emit_job;       // --emit job FILE: the answer as a runnable job file
+    bool emit_megatron;         // --emit megatron: the Megatron-LM arguments (instead of the answer)
+    cJSON *doc;                 // the input document with the overrides applied (owned)
+    int n_scenarios;            // sweeps: the combinations of the listed values (1 without lists)
+    cJSON **scenarios;          // [n_scenarios] one sweep document each (owned)
+};
+
+/* Consume argv[*i] (and its values) when it is one of the what-if options: 1 consumed, 0 not
+ * one of them, -1 bad (message printed). */
+int ts_cli_whatif_option(struct ts_cli_whatif *w, const char *cmd, int argc, char **argv, int *i);
+
+/* Check the options before the work (an --emit job path; --explain with CSV). Exit status. */
+int ts_cli_whatif_check(const struct ts_cli_whatif *w, const char *cmd, const char *file,
+                        enum ts_format format);
+
+void ts_cli_whatif_free(struct ts_cli_whatif *w);
+
+/* Load and parse a job with the overrides (w->doc keeps the document). */
+int ts_cli_run_load(struct ts_cli_whatif *w, const char *file, struct ts_job *job,
+                    struct ts_err *err);
+
+/* Print run's answer in `format` with what the options add (explanation, assumptions.defaults,
+ * emitted forms). Exit status. */
+int ts_cli_run_answer(const struct ts_cli_whatif *w, const char *file,
+                      const struct ts_run_output *out, enum ts_format format);
+
+/* Load a sweep with the overrides, expand its lists (model, tokens, precision,
+ * constraint.deadline, constraint.min_tokens_per_s) into combinations, check every one, and
+ * leave the first in *sw. */
+int ts_cli_sweep_load(struct ts_cli_whatif *w, const char *file, struct ts_sweep *sw,
+                      struct ts_err *err);
+
+/* Print a sweep's answer (sw, res: the first combination, run by the caller); with several
+ * combinations run the others with the same options (top: the --top override, 0 none) and
+ * print each (JSON: the first at the top level and all in "scenarios"). Exit status. */
+int ts_cli_sweep_answer(const struct ts_cli_whatif *w, const char *file,
+                        const struct ts_sweep *sw, const struct ts_sweep_result *res,
+                        const struct ts_sweep_options *opt, int top, enum ts_format format);
+
+/* explain.c: the resolved inputs as [{key, value, source}], sorted by key. */
+cJSON *ts_cli_explain_job(const char *file, const cJSON *doc, const struct ts_cli_sets *sets,
+                          const struct ts_job *job);
+cJSON *ts_cli_explain_sweep(const char *file, const cJSON *doc, const struct ts_cli_sets *sets,
+                            const struct ts_sweep *sw);
+/* The entries that are defaults (or a software profile's), for assumptions.defaults. */
+cJSON *ts_cli_explain_defaults(const cJSON *explain);
+void ts_cli_explain_table(const cJSON *explain, struct ts_buf *b);
+
+/* emit.c: the job's Megatron-LM arguments on one line (notes on what does not map exactly go
+ * to `notes` when not NULL); the sweep's outcome o (whose job is `best`) as a job document. */
+void ts_cli_emit_megatron(const struct ts_job *job, struct ts_buf *b, FILE *notes);
+cJSON *ts_cli_emit_run_job(const char *file, const cJSON *doc);
+cJSON *ts_cli_emit_sweep_job(const char *file, const cJSON *doc, const struct ts_sweep *sw,
+                             const struct ts_outcome *o, const struct ts_job *best);
+
+/* compare.c: `trainsim compare A.json B.json ...`. */
+int ts_cli_compare(int argc, char **argv);
+void ts_cli_compare_help(FILE *f);
+
+/* Send what ts_cli_emit would write to standard output into b instead (NULL: stdout again).
+ * For compare, which runs `run` on each job. */
+void ts_cli_capture_stdout(struct ts_buf *b);
+
 #endif

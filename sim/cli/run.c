@@ -19,6 +19,7 @@ void ts_cli_run_help(FILE *f)
             "usage: trainsim run FILE [--format table|json|csv] [--trace OUT.json]\n"
             "                    [--run-trace OUT.json] [--method discrete-event|closed-form]\n"
             "                    [--replications N] [--seed S] [--threads N]\n"
+            "                    [--set PATH=VALUE ...] [--explain] [--emit job OUT.json | megatron]\n"
             "\n"
             "Simulate one job file (configs/*.json): one training iteration as a discrete-event\n"
             "simulation of the pipeline schedule with TP/PP/DP/CP traffic, memory per GPU,\n"
@@ -36,6 +37,16 @@ void ts_cli_run_help(FILE *f)
             "  --method M     discrete-event (default) or closed-form (the screening estimate)\n"
             "  --replications N, --seed S   override the reliability section's Monte Carlo\n"
             "  --threads N    OpenMP threads for the Monte Carlo (results do not depend on it)\n"
+            "  --set P=V      override key P of the job before it is read, e.g. --set parallel.tp=4,\n"
+            "                 --set cost.gpu_hour.spot=2.5, --set model.layers=48 (a catalogue\n"
+            "                 model's key), --set 'reliability.failures[0].mtbf=\"5 y\"'; V is JSON when\n"
+            "                 it parses as JSON, else text; repeatable, later ones win; checked as\n"
+            "                 the file is (exit 2, the message names the --set)\n"
+            "  --explain      list every input key with its value and where it came from (file,\n"
+            "                 --set, catalogue file, software profile, default, derived); JSON: an\n"
+            "                 \"explain\" key. The defaults are always in assumptions.defaults\n"
+            "  --emit job OUT write the job with the --set overrides applied as a job file\n"
+            "  --emit megatron  print the Megatron-LM / NeMo arguments of the job instead\n"
             "\n"
             "An infeasible job (out of memory) is a result: exit 0 with \"feasible\": false.\n"
             "\n"
@@ -49,20 +60,9 @@ void ts_cli_run_help(FILE *f)
             "examples:\n"
             "  trainsim run configs/gpt3-175b-a100.json\n"
             "  trainsim run configs/validation/korthikanti-175b-seqsel.json --format json\n"
-            "  trainsim run configs/gpt3-175b-a100.json --trace iteration.json\n");
-}
-
-/* Load and validate a job file. */
-static int load_job(const char *file, struct ts_job *job, struct ts_err *err)
-{
-    cJSON *doc;
-    int rc = ts_json_load(file, &doc, err);
-    if (rc)
-        return rc;
-    struct ts_jnode root = ts_jnode_root(doc, file);
-    rc = ts_job_parse(&root, NULL, job, err);
-    cJSON_Delete(doc);
-    return rc;
+            "  trainsim run configs/gpt3-175b-a100.json --trace iteration.json\n"
+            "  trainsim run configs/gpt3-175b-a100.json --set parallel.tp=4 --set parallel.pp=16\n"
+            "  trainsim run configs/gpt3-175b-a100.json --emit megatron\n");
 }
 
 int ts_cli_run(int argc, char **argv)
@@ -71,9 +71,15 @@ int ts_cli_run(int argc, char **argv)
     long replications = 0, seed = -1, threads = 0;
     enum ts_format format = ts_cli_default_format();
     enum ts_method method = TS_METHOD_DISCRETE_EVENT;
+    struct ts_cli_whatif whatif = {0};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         bool has_value = i + 1 < argc;
+        int w = ts_cli_whatif_option(&whatif, "run", argc, argv, &i);
+        if (w < 0)
+            return TS_ERR_INPUT;
+        if (w > 0)
+            continue;
         if (strcmp(a, "--format") == 0 && has_value) {
             if (ts_cli_parse_format(argv[++i], &format))
                 return TS_ERR_INPUT;
@@ -120,12 +126,16 @@ int ts_cli_run(int argc, char **argv)
         return TS_ERR_INPUT;
     }
 
+    if (ts_cli_whatif_check(&whatif, "run", file, format))
+        return TS_ERR_INPUT;
+
     struct ts_err err;
     ts_err_clear(&err);
     struct ts_job *job = ts_xmalloc(sizeof *job);
-    int rc = load_job(file, job, &err);
+    int rc = ts_cli_run_load(&whatif, file, job, &err);
     if (rc) {
         fprintf(stderr, "trainsim: %s\n", err.msg);
+        ts_cli_whatif_free(&whatif);
         free(job);
         return rc;
     }
@@ -139,6 +149,7 @@ int ts_cli_run(int argc, char **argv)
     for (int k = 0; k < 2; k++) {
         others[1] = k ? trace_path : NULL;
         if (outputs[k][1] && (rc = ts_cli_check_output("run", outputs[k][0], outputs[k][1], others))) {
+            ts_cli_whatif_free(&whatif);
             free(job);
             return rc;
         }
@@ -147,6 +158,7 @@ int ts_cli_run(int argc, char **argv)
     struct ts_eval_scratch scratch;
     if (ts_eval_scratch_init(&scratch)) {
         fprintf(stderr, "trainsim: out of memory\n");
+        ts_cli_whatif_free(&whatif);
         free(job);
         return TS_ERR_RUNTIME;
     }
@@ -243,20 +255,9 @@ int ts_cli_run(int argc, char **argv)
         struct ts_run_output out = {file, job, &it,
                                     method == TS_METHOD_DISCRETE_EVENT ? &stages : NULL, stage_mem,
                                     have_run ? &run : NULL, have_cost ? &cost : NULL};
-        struct ts_buf buf;
-        ts_buf_init(&buf);
-        if (format == TS_FORMAT_TABLE) {
-            ts_report_run_table(&out, &buf);
-        } else if (format == TS_FORMAT_CSV) {
-            ts_report_run_csv(&out, &buf);
-        } else {
-            cJSON *o = ts_report_run_json(&out);
-            ts_report_json_print(o, &buf);
-            cJSON_Delete(o);
-        }
-        rc = ts_cli_emit(&buf, NULL);
-        ts_buf_free(&buf);
+        rc = ts_cli_run_answer(&whatif, file, &out, format);
     }
+    ts_cli_whatif_free(&whatif);
     ts_trace_free(&trace);
     ts_run_timeline_free(&timeline);
     free(samples);

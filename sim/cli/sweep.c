@@ -16,17 +16,26 @@ void ts_cli_sweep_help(FILE *f)
             "usage: trainsim sweep FILE [--format table|json|csv] [--csv OUT.csv] [--threads N]\n"
             "                      [--top K] [--exhaustive] [--no-progress] [--max-configs N]\n"
             "                      [--partial OUT.partial.json] [--resume PARTIAL]\n"
+            "                      [--set PATH=VALUE ...] [--explain] [--emit job OUT.json | megatron]\n"
             "\n"
             "Search GPU types, node counts, pricing models, software profiles and parallel layouts\n"
             "for the cheapest (or fastest) setup that trains the sweep's model on its token budget\n"
             "while meeting its constraint (a throughput target or a deadline), failures and\n"
-            "restarts included.\n"
+            "restarts included. Without a constraint it finds the cheapest (or fastest) setup.\n"
+            "\n"
+            "Lists compare: \"model\", \"tokens\", \"precision\", \"constraint.deadline\" and\n"
+            "\"constraint.min_tokens_per_s\" may each list several values; the sweep answers every\n"
+            "combination (table: one section each; JSON: the first at the top level and all in\n"
+            "\"scenarios\", each with a \"scenario\" key; CSV: a leading scenario column).\n"
+            "--csv and --resume take one combination; an interrupted multi-combination sweep\n"
+            "saves no partial work.\n"
             "\n"
             "Every valid layout is screened with a lower bound; the promising ones are simulated\n"
             "(discrete-event iteration, analytic run model, the bill) in parallel; the top K get\n"
             "a failure Monte Carlo. The answer is the same as evaluating every layout, and the\n"
             "same for any thread count.\n"
-            "\n"
+            "\n");
+    fprintf(f,
             "options:\n"
             "  --format F       table (default on a terminal), json (default otherwise), csv (top K)\n"
             "  --csv OUT        also write every screened configuration with its status to OUT\n"
@@ -38,6 +47,12 @@ void ts_cli_sweep_help(FILE *f)
             "                   (default 4000000; the shipped sweeps enumerate up to 1.6 M);\n"
             "                   the message gives the count. Memory does not grow with the\n"
             "                   count, time does (about 250,000 layouts a second per core)\n"
+            "  --set P=V        override key P of the sweep file (as in trainsim run; repeatable)\n"
+            "  --explain        list every input key, its value and where it came from; JSON:\n"
+            "                   an \"explain\" key\n"
+            "  --emit job OUT   write the best configuration as a job file: trainsim run OUT\n"
+            "                   reproduces the answer\n"
+            "  --emit megatron  print the best layout's Megatron-LM / NeMo arguments instead\n"
             "  --partial P      where an interrupted sweep saves its finished work (default:\n"
             "                   NAME.partial.json in the working directory, NAME being FILE's\n"
             "                   base name without .json)\n"
@@ -95,9 +110,15 @@ int ts_cli_sweep(int argc, char **argv)
     memset(&opt, 0, sizeof opt);
     opt.progress = isatty(STDERR_FILENO);
     int top = 0;
+    struct ts_cli_whatif whatif = {0};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         bool has_value = i + 1 < argc;
+        int w = ts_cli_whatif_option(&whatif, "sweep", argc, argv, &i);
+        if (w < 0)
+            return TS_ERR_INPUT;
+        if (w > 0)
+            continue;
         if (strcmp(a, "--format") == 0 && has_value) {
             if (ts_cli_parse_format(argv[++i], &format))
                 return TS_ERR_INPUT;
@@ -129,13 +150,20 @@ int ts_cli_sweep(int argc, char **argv)
     if (ts_cli_need_file("sweep", file))
         return TS_ERR_INPUT;
     opt.csv_path = csv;
+    if (ts_cli_whatif_check(&whatif, "sweep", file, format))
+        return TS_ERR_INPUT;
 
     struct ts_err err;
     ts_err_clear(&err);
     struct ts_sweep *sw = ts_xmalloc(sizeof *sw);
-    int rc = ts_sweep_load(file, sw, &err);
+    int rc = ts_cli_sweep_load(&whatif, file, sw, &err);
+    if (rc == TS_OK && whatif.n_scenarios > 1 && (csv || resume))
+        rc = ts_err_set(&err, TS_ERR_INPUT, "%s: %s takes a sweep of one combination (this one "
+                        "lists %d; run them one at a time with --set)", file,
+                        csv ? "--csv" : "--resume", whatif.n_scenarios);
     if (rc) {
         fprintf(stderr, "trainsim: %s\n", err.msg);
+        ts_cli_whatif_free(&whatif);
         free(sw);
         return rc;
     }
@@ -146,6 +174,7 @@ int ts_cli_sweep(int argc, char **argv)
     if (resume) {
         if ((rc = ts_sweep_progress_load(resume, sw, &done, &err))) {
             fprintf(stderr, "trainsim: %s\n", err.msg);
+            ts_cli_whatif_free(&whatif);
             free(sw);
             return rc;
         }
@@ -164,6 +193,7 @@ int ts_cli_sweep(int argc, char **argv)
          (rc = ts_cli_check_output("sweep", "--partial", partial, not_partial))) ||
         (csv && (rc = ts_cli_check_output("sweep", "--csv", csv, not_csv)))) {
         ts_sweep_progress_free(&done);
+        ts_cli_whatif_free(&whatif);
         free(sw);
         return rc;
     }
@@ -217,19 +247,7 @@ int ts_cli_sweep(int argc, char **argv)
             rc = 128 + sig;  /* as a shell reports a job ended by that signal: 130, 143, 129 */
         }
     } else {
-        struct ts_buf buf;
-        ts_buf_init(&buf);
-        if (format == TS_FORMAT_TABLE) {
-            ts_report_sweep_table(sw, res, &buf);
-        } else if (format == TS_FORMAT_CSV) {
-            ts_report_sweep_csv(sw, res, &buf);
-        } else {
-            cJSON *o = ts_report_sweep_json(sw, res);
-            ts_report_json_print(o, &buf);
-            cJSON_Delete(o);
-        }
-        rc = ts_cli_emit(&buf, NULL);
-        ts_buf_free(&buf);
+        rc = ts_cli_sweep_answer(&whatif, file, sw, res, &opt, top, format);
     }
     /* Until here a stop signal only asks the sweep to stop; from here it ends the process. */
     for (int i = 0; i < N_STOP_SIGNALS; i++)
@@ -237,5 +255,6 @@ int ts_cli_sweep(int argc, char **argv)
     ts_sweep_result_free(res);
     free(res);
     free(sw);
+    ts_cli_whatif_free(&whatif);
     return rc;
 }

@@ -90,6 +90,8 @@ static void constraint_text(const struct ts_sweep *sw, char *buf, size_t n)
     char a[48];
     if (sw->min_tokens_per_s > 0)
         snprintf(buf, n, "at least %.4g tokens/s", sw->min_tokens_per_s);
+    else if (sw->deadline_s == 0)
+        snprintf(buf, n, "none");
     else if (sw->probability > 0)
         snprintf(buf, n, "done within %s with probability %.2f",
                  ts_quantity_format(sw->deadline_s, TS_DIM_SECONDS, a, sizeof a), sw->probability);

@@ -98,7 +98,7 @@ struct ts_sweep {
      * cost section). A listed pricing a system has no price for is not offered there: those
      * configurations are not counted, simulated or reported. */
     bool offered[TS_SWEEP_SYSTEMS_MAX][TS_PRICING_COUNT];
-    /* constraint */
+    /* constraint (both 0: none; every configuration qualifies) */
     double min_tokens_per_s;                // 0 = none
     double deadline_s;                      // 0 = none
     double probability;                     // deadline probability (0: on the expected time)
@@ -115,6 +115,9 @@ struct ts_sweep {
 
 /* Parse a sweep file. */
 int ts_sweep_load(const char *file, struct ts_sweep *out, struct ts_err *err);
+/* Parse an already loaded sweep document of `file` (e.g. after --set overrides), recording it
+ * as the sweep document for the fingerprint. */
+int ts_sweep_load_doc(const char *file, const cJSON *doc, struct ts_sweep *out, struct ts_err *err);
 int ts_sweep_parse(const struct ts_jnode *root, struct ts_sweep *out, struct ts_err *err);
 
 /* ---------------------------------------------------------------- candidates */

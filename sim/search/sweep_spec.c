@@ -21,6 +21,7 @@
  *   "reliability": {...as in a job...},
  *   "cost": {...as in a job..., "by_system": {"aws-p5": {...overrides...}}},
  *   "constraint": {"min_tokens_per_s": 1e6} | {"deadline": "60 d", "probability": 0.9},
+ *                optional: without one the sweep optimises the objective alone
  *   "objective": "cost" | "time",                             default cost
  *   "top": 10                                                 default 10
  * }
@@ -315,8 +316,6 @@ static int parse_constraint(const struct ts_jnode *n, struct ts_sweep *sw, struc
         return rc;
     if (sw->min_tokens_per_s > 0 && sw->deadline_s > 0)
         return ts_err_at(err, n->file, n->path, "give min_tokens_per_s or deadline, not both");
-    if (sw->min_tokens_per_s == 0 && sw->deadline_s == 0)
-        return ts_err_at(err, n->file, n->path, "give min_tokens_per_s or deadline");
     if (sw->probability > 0 && sw->deadline_s == 0) {
         struct ts_jnode c;
         ts_jnode_child(n, "probability", &c);
@@ -517,10 +516,9 @@ int ts_sweep_parse(const struct ts_jnode *root, struct ts_sweep *sw, struct ts_e
                              ts_pricing_names[sw->pricing[i]], ts_pricing_names[sw->pricing[i]]);
     }
 
-    if (!ts_jnode_child(root, "constraint", &c))
-        return ts_err_at(err, root->file, c.path,
-                         "required key is missing ({\"min_tokens_per_s\": N} or {\"deadline\": \"60 d\"})");
-    if ((rc = parse_constraint(&c, sw, err)))
+    /* Without a constraint (or with an empty one) every configuration qualifies and the
+     * sweep just optimises the objective ("the fastest layout on these 1,024 GPUs"). */
+    if (ts_jnode_child(root, "constraint", &c) && (rc = parse_constraint(&c, sw, err)))
         return rc;
     int obj = TS_OBJECTIVE_COST;
     if ((rc = ts_jnode_get_enum(root, "objective", TS_OPTIONAL, ts_objective_names, TS_OBJECTIVE_COUNT, &obj, err)))
@@ -543,6 +541,13 @@ int ts_sweep_load(const char *file, struct ts_sweep *out, struct ts_err *err)
     int rc = ts_json_load(file, &doc, err);
     if (rc)
         return rc;
+    rc = ts_sweep_load_doc(file, doc, out, err);
+    cJSON_Delete(doc);
+    return rc;
+}
+
+int ts_sweep_load_doc(const char *file, const cJSON *doc, struct ts_sweep *out, struct ts_err *err)
+{
     /* Record the sweep document and every catalogue file its parse loads: the fingerprint
      * covers all of them (search.h). */
     struct ts_inputs *inputs = ts_xmalloc(sizeof *inputs);
@@ -550,8 +555,7 @@ int ts_sweep_load(const char *file, struct ts_sweep *out, struct ts_err *err)
     ts_inputs_record(inputs, file, doc);
     struct ts_jnode root = ts_jnode_root(doc, file);
     root.inputs = inputs;
-    rc = ts_sweep_parse(&root, out, err);
-    cJSON_Delete(doc);
+    int rc = ts_sweep_parse(&root, out, err);
     if (rc == TS_OK) {
         out->inputs = *inputs;
         out->fingerprint = ts_fnv1a64(inputs->hash, TS_VERSION, strlen(TS_VERSION));
