@@ -15,6 +15,8 @@ static const struct ts_cli_command commands[] = {
      ts_cli_run, ts_cli_run_help},
     {"sweep", "search clusters and layouts for the cheapest setup that meets a target",
      ts_cli_sweep, ts_cli_sweep_help},
+    {"sensitivity", "how the answer moves with each uncertain input: tornado and break-evens",
+     ts_cli_sensitivity, ts_cli_sensitivity_help},
     {"calibrate", "measure this host's GEMMs with OpenBLAS and write an accelerator file",
      ts_cli_calibrate, ts_cli_calibrate_help},
 };
@@ -31,13 +33,14 @@ static void usage(FILE *f)
             "subcommands:\n",
             TS_VERSION);
     for (size_t i = 0; i < TS_ARRAY_LEN(commands); i++)
-        fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+        fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].summary);
     fprintf(f,
             "\n"
             "examples:\n"
             "  trainsim sweep configs/quickstart-sweep.json      cheapest cluster for a target\n"
             "  trainsim run configs/gpt3-175b-a100.json          one job, as a table\n"
             "  trainsim run configs/gpt3-175b-a100.json --format json\n"
+            "  trainsim sensitivity configs/quickstart-sweep.json  what moves the answer\n"
             "  trainsim calibrate --out host.json                 measure this CPU's GEMMs\n"
             "\n"
             "Catalogue: models/, hardware/accelerators/, hardware/systems/ under %s\n"
