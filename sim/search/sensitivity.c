@@ -27,6 +27,12 @@ static const double range_hi[TS_SENS_COUNT] = {1.2, 2.0, 2.0, 2.0, 1.2, 1.2, 2.0
 #define SENS_UNVALIDATED_LO 0.8
 #define SENS_UNVALIDATED_HI 1.2
 
+/* How far spot's break-evens are searched beyond the stated range: preemption rates up to
+ * 512x the range end (x1024 the assumed rate, one per node every few hours at the default),
+ * spot prices up to 4x the range end (x4.8: above any on-demand price in configs/prices). */
+#define SENS_WIDEN_PREEMPTION 512.0
+#define SENS_WIDEN_PRICE 4.0
+
 /* ---------------------------------------------------------------- one job, in full */
 
 int ts_job_eval_full(const struct ts_job *job, struct ts_job_eval *out, double *samples,
@@ -376,64 +382,71 @@ static void input_value(const struct subject *s, enum ts_sens_input in, double m
 static const char *const input_words[TS_SENS_COUNT] = {
     "the throughput", "failure rates", "recovery time", "spot preemptions", "prices",
     "the spot price", "checkpoint bandwidth", "the token budget"};
+static const bool input_plural[TS_SENS_COUNT] = {false, true, false, true, true, false, false, false};
 
+static const char *verb(enum ts_sens_input in, bool up)
+{
+    return up ? (input_plural[in] ? "rise to" : "rises to") : (input_plural[in] ? "fall to" : "falls to");
+}
+
+/* Find where the base answer stops holding along input `in`, from multiplier 1 towards
+ * `end` (the range end, known to change the answer when end_changes). When it does not
+ * change there and `widen` > 1, the range is widened by doubling (or halving, when end < 1)
+ * up to end x widen (or / widen): spot's break-evens are the buyer's question even when the
+ * stated range does not reach them. Then bisection between the last multiplier that holds and
+ * the first that does not. */
 static void break_even(struct subject *s, struct ts_sensitivity *out, enum ts_sens_input in,
-                       double end, bool end_changes)
+                       double end, bool end_changes, double widen)
 {
     struct ts_sens_break_even *be = &out->break_even[out->n_break_even];
     memset(be, 0, sizeof *be);
     be->input = in;
     int steps = s->opt->bisect_steps > 0 ? s->opt->bisect_steps : 7;
     struct holds_ctx h = {s, in, &out->base};
-    double flip = end;
+    double hold = 1.0, flip = end;
     bool flips = end_changes;
-    /* Spot as the answer: widen the preemption range by doubling until spot loses (a
-     * break-even is the buyer's question even when x2 does not reach it), up to x1024. */
-    if (!flips && in == TS_SENS_PREEMPTION) {
-        double a = end;
-        for (double m = end * 2; m <= 1024.0 * 1.0001; m *= 2) {
+    double step = end >= 1.0 ? 2.0 : 0.5, limit = end >= 1.0 ? end * widen : end / widen;
+    char v[96];
+    if (!flips) {
+        if (widen <= 1.0)
+            return;
+        hold = end;
+        for (double m = end * step; end >= 1.0 ? m <= limit * 1.0001 : m >= limit * 0.9999; m *= step) {
             if (!holds(m, &h)) {
                 flips = true;
                 flip = m;
-                end = a;
                 break;
             }
-            a = m;
+            hold = m;
         }
         if (!flips) {
-            char v[96];
-            input_value(s, in, 1024.0, &out->base, v, sizeof v);
+            input_value(s, in, limit, &out->base, v, sizeof v);
             snprintf(be->statement, sizeof be->statement,
-                     "%s stays the answer even at 1024x the assumed spot preemption rate (%s)",
-                     out->base.label, v);
-            be->multiplier = 1024.0;
-            be->multiplier_flip = NAN;
+                     "%s stays the answer even when %s %s %s (x%g, the widest searched)",
+                     out->base.label, input_words[in], verb(in, end >= 1.0), v, limit);
+            be->multiplier = limit;
+            be->multiplier_flip = (double)NAN;
             out->n_break_even++;
             return;
         }
     }
-    if (!flips)
-        return;
-    /* Bracket: the nearest multiplier known to hold (1, or the last doubling), the flip. */
-    double hold = (in == TS_SENS_PREEMPTION && flip > end && end != 1.0) ? end : 1.0;
     double b;
     double a = ts_sens_bisect(hold, flip, steps, holds, &h, &b);
     be->found = true;
     be->multiplier = a;
     be->multiplier_flip = b;
-    char v[96];
     input_value(s, in, b, &out->base, v, sizeof v);
-    bool up = flip > 1.0;
     struct ts_sens_answer after;
     evaluate(s, (int)in, b, &after);
+    bool up = flip > 1.0;
     if (in == TS_SENS_PREEMPTION && up)
         snprintf(be->statement, sizeof be->statement,
                  "%s stays the answer unless spot preemptions exceed %s (then: %s)",
-                 out->base.label, v, after.label);
+                 out->base.label, v, after.ok ? after.label : after.error);
     else
         snprintf(be->statement, sizeof be->statement,
                  "%s stays the answer unless %s %s %s (then: %s)", out->base.label,
-                 input_words[in], up ? "rise to" : "fall to", v, after.label);
+                 input_words[in], verb(in, up), v, after.ok ? after.label : after.error);
     out->n_break_even++;
 }
 
@@ -572,13 +585,18 @@ static int analyse(struct subject *s, struct ts_sensitivity *out, struct ts_err 
             continue;
         bool lo_changes = !same_answer(s, &r->at_low, &out->base);
         bool hi_changes = !same_answer(s, &r->at_high, &out->base);
+        bool spot_answer = out->base.found && out->base.pricing == TS_PRICING_SPOT;
+        bool spot_input = r->input == TS_SENS_PREEMPTION || r->input == TS_SENS_SPOT_PRICE;
         if (hi_changes)
-            break_even(s, out, r->input, r->high, true);
+            break_even(s, out, r->input, r->high, true, 1.0);
         else if (lo_changes)
-            break_even(s, out, r->input, r->low, true);
-        else if (r->input == TS_SENS_PREEMPTION && out->base.found &&
-                 out->base.pricing == TS_PRICING_SPOT)
-            break_even(s, out, r->input, r->high, false);
+            break_even(s, out, r->input, r->low, true, 1.0);
+        else if (spot_input && spot_answer)      /* how bad spot may get */
+            break_even(s, out, r->input, r->high,
+                       false, r->input == TS_SENS_PREEMPTION ? SENS_WIDEN_PREEMPTION : SENS_WIDEN_PRICE);
+        else if (spot_input && out->base.found)  /* how good spot must get */
+            break_even(s, out, r->input, r->low,
+                       false, r->input == TS_SENS_PREEMPTION ? SENS_WIDEN_PREEMPTION : SENS_WIDEN_PRICE);
     }
     qsort(out->rows, (size_t)out->n_rows, sizeof out->rows[0], cmp_rows);
     if (s->opt->progress)
