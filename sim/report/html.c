@@ -135,6 +135,29 @@ static void value_text(const cJSON *v, char *buf, size_t n)
         buf[0] = '\0';
 }
 
+static bool ends_with(const char *s, const char *suffix)
+{
+    size_t a = strlen(s), b = strlen(suffix);
+    return a >= b && strcmp(s + a - b, suffix) == 0;
+}
+
+/* A value under `key` for people: a quantity whose key names its unit (_s, _bytes, _Bps)
+ * also in a readable unit, "9.04 y (285228322.4 s)"; others as value_text. */
+static void value_human(const char *key, const cJSON *v, char *buf, size_t n)
+{
+    int dim = !key || !cJSON_IsNumber(v) || !isfinite(v->valuedouble) ? -1
+              : ends_with(key, "_s") ? TS_DIM_SECONDS
+              : ends_with(key, "_bytes") ? TS_DIM_BYTES
+              : ends_with(key, "_Bps") || ends_with(key, "_bytes_per_s") ? TS_DIM_BYTES_PER_S : -1;
+    if (dim < 0 || v->valuedouble == 0) {
+        value_text(v, buf, n);
+        return;
+    }
+    char q[48];
+    ts_quantity_format(v->valuedouble, (enum ts_dim)dim, q, sizeof q);
+    snprintf(buf, n, "%s (%.10g)", q, v->valuedouble);
+}
+
 /* Any JSON value as nested key / value tables (arrays of objects as rows). */
 static void json_table(struct ts_buf *out, const cJSON *o, int depth)
 {
@@ -156,7 +179,7 @@ static void json_table(struct ts_buf *out, const cJSON *o, int depth)
                 if (v && (cJSON_IsObject(v) || cJSON_IsArray(v)) && depth < 6)
                     json_table(out, v, depth + 1);
                 else if (v) {
-                    value_text(v, vb, sizeof vb);
+                    value_human(k->string, v, vb, sizeof vb);
                     ts_html_escape(out, vb);
                 }
                 ts_buf_printf(out, "</td>");
@@ -194,7 +217,7 @@ static void json_table(struct ts_buf *out, const cJSON *o, int depth)
         if ((cJSON_IsObject(c) || cJSON_IsArray(c)) && depth < 6)
             json_table(out, c, depth + 1);
         else {
-            value_text(c, vb, sizeof vb);
+            value_human(c->string, c, vb, sizeof vb);
             ts_html_escape(out, vb);
         }
         ts_buf_printf(out, "</td></tr>");
@@ -292,7 +315,9 @@ static void assumptions(struct ts_buf *out, const cJSON *job, const cJSON *resul
             esc_printf(out, "Prices: %s", jstr(job, "price_source"));
             ts_buf_printf(out, "</p>\n");
         }
+        ts_buf_printf(out, "<div class=\"scroll\">");
         json_table(out, as, 0);
+        ts_buf_printf(out, "</div>\n");
     } else {
         note(out, "No assumptions recorded (no run or sweep result in this report).");
     }
@@ -515,9 +540,9 @@ static void tornado(struct page *pg, const struct ts_sensitivity *s)
     if (n > 0) {
         char script[1400];
         snprintf(script, sizeof script,
-                 "set style fill solid 0.85 border -1\nset key bottom right\nset grid xtics\n"
+                 "set style fill solid 0.85 border -1\nset key below\nset grid xtics\n"
                  "set xlabel 'change of the %s from the base answer (%%)'\n"
-                 "set yrange [-0.7:%d-0.3]\nset ytics nomirror\nset xzeroaxis lt -1\n"
+                 "set yrange [-0.7:%d-0.3]\nset ytics nomirror\nset yzeroaxis lt -1\n"
                  "set offsets graph 0.1, graph 0.1, 0, 0\n"
                  "plot '@DIR@/d0.dat' using ($2/2):1:(abs($2)/2):(0.35):ytic(4) with boxxyerror "
                  "lc rgb '#3b6ea5' title 'low end of the range', "
@@ -525,7 +550,7 @@ static void tornado(struct page *pg, const struct ts_sensitivity *s)
                  "title 'high end of the range'\n", cost ? "expected cost" : "expected time", n);
         const char *data[] = {d.data};
         chart(pg, "tornado", "Tornado: each input moved alone over its stated range; * marks an "
-              "input whose range changes the answer.", script, data, 1, 760, 80 + 42 * n);
+              "input whose range changes the answer.", script, data, 1, 760, 110 + 42 * n);
     }
     if (s->n_break_even) {
         ts_buf_printf(out, "<h3>Break-even</h3><ul>\n");
@@ -661,7 +686,8 @@ static const char *const page_style =
     "text-align:left;vertical-align:top}table.num td{font-variant-numeric:tabular-nums}"
     "table.kv table.kv{margin:0}.answer{font-size:1.15em;font-weight:bold}"
     ".note{color:#666;font-style:italic}figure{margin:1em 0}figure svg{max-width:100%;height:auto}"
-    "table.rows{font-size:.85em}figcaption{color:#444;font-size:.9em}#render-check{color:#999;font-size:.8em}";
+    "table.kv,table.rows{font-size:.85em}table.rows td{max-width:24em;overflow-wrap:anywhere}"
+    ".scroll{overflow-x:auto}figcaption{color:#444;font-size:.9em}#render-check{color:#999;font-size:.8em}";
 
 /* Counts each chart's drawn SVG shapes with a non-empty box; a chart is drawn when it has at
  * least 3 (axes alone are paths too, so data are needed besides). */

@@ -87,7 +87,7 @@ int ts_plot_svg(const char *script, const char *const data[], int n_data, int w,
     struct ts_buf s;
     ts_buf_init(&s);
     /* Fixed size and font: the same data draw the same SVG. */
-    ts_buf_printf(&s, "set terminal svg size %d,%d font 'sans,11' background rgb 'white'\n"
+    ts_buf_printf(&s, "set terminal svg size %d,%d noenhanced font 'sans,11' background rgb 'white'\n"
                       "set output '%s'\n", w, h, svg_path);
     expand(&s, script, dir);
     ts_buf_printf(&s, "\nset output\n");
