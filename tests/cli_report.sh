@@ -52,6 +52,17 @@ expect_in "$tmp/same_as_input.err" "same file" "a report over the input is refus
 run sweep_bad sweep "$SWEEP" --report "$tmp" --no-progress
 expect_rc sweep_bad 2
 
+# ---------------------------------------------------------------- bad input to sensitivity
+run sens_missing sensitivity "$tmp/absent.json"
+expect_rc sens_missing 2
+expect_in "$tmp/sens_missing.err" "absent.json" "a missing file is named"
+printf '{"model": "megatron-1.7b", "system": "dgx-h100", "nodes": 1, "global_batch": 8, "parallel": {"tp": 3}}\n' >"$tmp/badtp.json"
+run sens_bad sensitivity "$tmp/badtp.json"
+expect_rc sens_bad 2
+expect_in "$tmp/sens_bad.err" "badtp.json: parallel" "a bad job names the file and the JSON path"
+run sens_usage sensitivity "$JOB" --threads 0
+expect_rc sens_usage 2
+
 # ---------------------------------------------------------------- run --report
 run run_report run "$JOB" --report "$tmp/run.html" --format json
 expect_rc run_report 0

@@ -249,6 +249,8 @@ double ts_sens_bisect(double a, double b, int steps, bool (*pred)(double x, void
 
 /* ---------------------------------------------------------------- evaluating a point */
 
+#define SENS_MEMO_MAX 128
+
 struct subject {
     const struct ts_job *job;       // one of these two
     const struct ts_sweep *sw;
@@ -256,6 +258,10 @@ struct subject {
     struct ts_job *job_work;        // scratch copies (large structs)
     struct ts_sweep *sw_work;
     long evaluations;
+    /* Points already evaluated (the range ends, the bisection's points), looked up before
+     * evaluating again: the statement of a break-even re-reads its flip point. */
+    int n_memo;
+    struct memo { int in; double m; struct ts_sens_answer a; } memo[SENS_MEMO_MAX];
 };
 
 static void answer_label(struct ts_sens_answer *a, const char *system, int nodes, int pricing,
@@ -266,7 +272,21 @@ static void answer_label(struct ts_sens_answer *a, const char *system, int nodes
 }
 
 /* Evaluate the subject with input `in` at multiplier m (in == TS_SENS_COUNT: the base). */
+static void evaluate_new(struct subject *s, int in, double m, struct ts_sens_answer *a);
+
 static void evaluate(struct subject *s, int in, double m, struct ts_sens_answer *a)
+{
+    for (int i = 0; i < s->n_memo; i++)
+        if (s->memo[i].in == in && s->memo[i].m == m) {
+            *a = s->memo[i].a;
+            return;
+        }
+    evaluate_new(s, in, m, a);
+    if (s->n_memo < SENS_MEMO_MAX)
+        s->memo[s->n_memo++] = (struct memo){in, m, *a};
+}
+
+static void evaluate_new(struct subject *s, int in, double m, struct ts_sens_answer *a)
 {
     memset(a, 0, sizeof *a);
     a->cost_usd = NAN;
@@ -609,9 +629,11 @@ int ts_sensitivity_job(const struct ts_job *job, const struct ts_sens_options *o
                        struct ts_sensitivity *out, struct ts_err *err)
 {
     memset(out, 0, sizeof *out);
-    struct subject s = {job, NULL, opt, ts_xmalloc(sizeof *s.job_work), NULL, 0};
-    int rc = analyse(&s, out, err);
-    free(s.job_work);
+    struct subject *s = ts_xcalloc(1, sizeof *s);
+    *s = (struct subject){.job = job, .opt = opt, .job_work = ts_xmalloc(sizeof *s->job_work)};
+    int rc = analyse(s, out, err);
+    free(s->job_work);
+    free(s);
     return rc;
 }
 
@@ -620,8 +642,10 @@ int ts_sensitivity_sweep(const struct ts_sweep *sw, const struct ts_sens_options
 {
     memset(out, 0, sizeof *out);
     out->is_sweep = true;
-    struct subject s = {NULL, sw, opt, NULL, ts_xmalloc(sizeof *s.sw_work), 0};
-    int rc = analyse(&s, out, err);
-    free(s.sw_work);
+    struct subject *s = ts_xcalloc(1, sizeof *s);
+    *s = (struct subject){.sw = sw, .opt = opt, .sw_work = ts_xmalloc(sizeof *s->sw_work)};
+    int rc = analyse(s, out, err);
+    free(s->sw_work);
+    free(s);
     return rc;
 }
