@@ -394,6 +394,7 @@ static void pareto(struct page *pg, const cJSON *result, const cJSON *job)
     ts_buf_init(&d);
     ts_buf_init(&b);
     int n = 0;
+    double tmin = 0, tmax = 0;
     for (const cJSON *c = pf->child; c; c = c->next) {
         double t = jnum(c, "expected_time_to_train_s"), cost = jnum(c, "expected_cost");
         if (!isfinite(t))
@@ -407,6 +408,8 @@ static void pareto(struct page *pg, const cJSON *result, const cJSON *job)
         plot_label(p, sizeof p, jstr(c, "pricing") ? jstr(c, "pricing") : "");
         snprintf(l, sizeof l, "%.0fx %s %s", jnum(c, "nodes"), s, p);
         ts_buf_printf(&d, "%.17g %.17g \"%s\"\n", t / 86400.0, cost, l);
+        tmin = n == 0 || t / 86400.0 < tmin ? t / 86400.0 : tmin;
+        tmax = n == 0 || t / 86400.0 > tmax ? t / 86400.0 : tmax;
         n++;
     }
     if (job)
@@ -416,12 +419,15 @@ static void pareto(struct page *pg, const cJSON *result, const cJSON *job)
         note(out, "The Pareto front has no priced points.");
     } else {
         const char *data[] = {d.data, b.len ? b.data : "\n"};
-        const char *script =
-            "set xlabel 'expected time to train (days)'\nset ylabel 'expected cost (USD)'\n"
-            "set format y '$%.3s%c'\nset grid\nset key top right\nset offsets graph 0.05, graph 0.25, graph 0.1, graph 0.1\n"
-            "plot '@DIR@/d0.dat' using 1:2 with linespoints pt 7 ps 1.2 lc rgb '#3b6ea5' title 'Pareto front', "
-            "'' using 1:2:3 with labels left offset 1,0.6 font 'sans,9' notitle, "
-            "'@DIR@/d1.dat' using 1:2 with points pt 6 ps 3 lw 2 lc rgb '#c0392b' title 'the answer'\n";
+        char script[1400];
+        snprintf(script, sizeof script,
+                 "set xlabel 'expected time to train (days, log scale)'\nset ylabel 'expected cost (USD)'\n"
+                 "set format y '$%%.0f'\nset logscale x\nset xrange [%.6g:%.6g]\nset grid\nset key top right\n"
+                 "set offsets 0, 0, graph 0.2, graph 0.1\n"
+                 "plot '@DIR@/d0.dat' using 1:2 with linespoints pt 7 ps 1.2 lc rgb '#3b6ea5' title 'Pareto front', "
+                 "'' using 1:2:3 with labels left rotate by 30 offset 0.5,0.8 font 'sans,9' notitle, "
+                 "'@DIR@/d1.dat' using 1:2 with points pt 6 ps 3 lw 2 lc rgb '#c0392b' title 'the answer'\n",
+                 tmin / 1.5, tmax * 2.5);
         chart(pg, "pareto", "The cheapest way to finish in a given time: every point is a purchase "
               "that no other beats on both cost and time; the ring marks the answer.", script, data,
               2, 760, 420);
@@ -663,11 +669,11 @@ static void timeline(struct page *pg, const struct ts_trace *tr)
              "set ylabel 'pipeline stage'\nset yrange [%d-0.5:-0.5]\nset ytics 1\n"
              "set palette defined (1 '#3b6ea5', 2 '#e08e0b', 3 '#2e8b57', 4 '#8e44ad')\n"
              "set cbrange [1:4]\nunset colorbox\n"
-             "set label 1 'forward' at graph 0.01, graph -0.13 tc rgb '#3b6ea5'\n"
-             "set label 2 'backward' at graph 0.12, graph -0.13 tc rgb '#e08e0b'\n"
-             "set label 3 'pipeline send' at graph 0.25, graph -0.13 tc rgb '#2e8b57'\n"
-             "set label 4 'data-parallel' at graph 0.42, graph -0.13 tc rgb '#8e44ad'\n"
-             "set bmargin 5\n"
+             "set label 1 'forward' at graph 0.0, graph 1.06 tc rgb '#3b6ea5'\n"
+             "set label 2 'backward' at graph 0.1, graph 1.06 tc rgb '#e08e0b'\n"
+             "set label 3 'pipeline send' at graph 0.22, graph 1.06 tc rgb '#2e8b57'\n"
+             "set label 4 'data-parallel' at graph 0.38, graph 1.06 tc rgb '#8e44ad'\n"
+             "set tmargin 2.5\n"
              "plot '@DIR@/d0.dat' using 1:2:3:4:5 with boxxyerror fc palette\n", stages);
     const char *data[] = {d.data};
     char cap[256];
