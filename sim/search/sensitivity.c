@@ -274,6 +274,25 @@ static void answer_label(struct ts_sens_answer *a, const char *system, int nodes
 /* Evaluate the subject with input `in` at multiplier m (in == TS_SENS_COUNT: the base). */
 static void evaluate_new(struct subject *s, int in, double m, struct ts_sens_answer *a);
 
+/* The answer of a sweep's result: its best purchase, Monte Carlo figures when it has them. */
+static void sweep_answer(const struct subject *s, const struct ts_sweep_result *r,
+                         struct ts_sens_answer *a)
+{
+    a->ok = true;
+    a->found = r->found;
+    if (!r->found) {
+        ts_strlcpy(a->label, "nothing meets the constraint", sizeof a->label);
+        return;
+    }
+    const struct ts_outcome *t = &r->top[0];
+    a->system = t->layout.system;
+    a->nodes = t->layout.nodes;
+    a->pricing = t->pricing;
+    answer_label(a, s->sw->systems[a->system].name, a->nodes, a->pricing, s->sw->has_cost);
+    a->time_s = t->monte_carlo ? t->mc_time_mean_s : t->time_s;
+    a->cost_usd = s->sw->has_cost ? (t->monte_carlo ? t->mc_cost_mean_usd : t->cost_usd) : (double)NAN;
+}
+
 static void evaluate(struct subject *s, int in, double m, struct ts_sens_answer *a)
 {
     for (int i = 0; i < s->n_memo; i++)
@@ -310,10 +329,19 @@ static void evaluate_new(struct subject *s, int in, double m, struct ts_sens_ans
             a->nodes = s->job->nodes;
             a->pricing = s->job->cost.pricing;
             answer_label(a, s->job->system.name, s->job->nodes, a->pricing, s->job->has_cost);
-            a->time_s = e->have_run ? e->run.mean_s : e->it.time_to_train_s;
-            a->cost_usd = e->have_cost ? e->cost.total_usd : (double)NAN;
+            if (e->it.feasible) {
+                a->time_s = e->have_run ? e->run.mean_s : e->it.time_to_train_s;
+                a->cost_usd = e->have_cost ? e->cost.total_usd : (double)NAN;
+            } else {
+                snprintf(a->label + strlen(a->label), sizeof a->label - strlen(a->label),
+                         " (does not fit in memory)");
+            }
         }
         free(e);
+        return;
+    }
+    if (in == TS_SENS_COUNT && s->opt->base_result) {
+        sweep_answer(s, s->opt->base_result, a);
         return;
     }
     *s->sw_work = *s->sw;
@@ -329,19 +357,7 @@ static void evaluate_new(struct subject *s, int in, double m, struct ts_sens_ans
         free(r);
         return;
     }
-    a->ok = true;
-    a->found = r->found;
-    if (r->found) {
-        const struct ts_outcome *t = &r->top[0];
-        a->system = t->layout.system;
-        a->nodes = t->layout.nodes;
-        a->pricing = t->pricing;
-        answer_label(a, s->sw->systems[a->system].name, a->nodes, a->pricing, s->sw->has_cost);
-        a->time_s = t->monte_carlo ? t->mc_time_mean_s : t->time_s;
-        a->cost_usd = s->sw->has_cost ? (t->monte_carlo ? t->mc_cost_mean_usd : t->cost_usd) : (double)NAN;
-    } else {
-        ts_strlcpy(a->label, "nothing meets the constraint", sizeof a->label);
-    }
+    sweep_answer(s, r, a);
     ts_sweep_result_free(r);
     free(r);
 }

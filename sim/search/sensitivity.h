@@ -146,6 +146,8 @@ struct ts_sens_options {
     int threads;                    // OpenMP threads for a sweep (0: default)
     int bisect_steps;               // halvings per break-even (default 7)
     bool progress;                  // a line per evaluation on stderr
+    const struct ts_sweep_result *base_result; // the sweep's result as given (sweep
+                                    //   --sensitivity has it already: not run again), or NULL
 };
 
 /* Sensitivity of a job (validated, as from ts_job_parse) or of a sweep. `file` names the
