@@ -107,10 +107,16 @@ static int sweep_outputs(const char *file, const struct ts_sweep *sw, const stru
     struct ts_sensitivity *sens = NULL;
     if (sensitivity) {
         sens = ts_xmalloc(sizeof *sens);
-        struct ts_sens_options so = {opt->threads, 0, opt->progress, res};
+        struct ts_sens_options so = {opt->threads, 0, opt->progress, opt->stop, res};
         if ((rc = ts_sensitivity_sweep(sw, &so, sens, &err))) {
-            fprintf(stderr, "trainsim: %s: --sensitivity: %s\n", file, err.msg);
             free(sens);
+            if (*opt->stop) {   /* the sweep's answer is done; its sensitivity is not */
+                fprintf(stderr, "\ntrainsim: interrupted by %s during --sensitivity: nothing "
+                        "printed (run the sweep again, or trainsim sensitivity %s)\n",
+                        signal_name((int)*opt->stop), file);
+                return 128 + (int)*opt->stop;
+            }
+            fprintf(stderr, "trainsim: %s: --sensitivity: %s\n", file, err.msg);
             return rc;
         }
     }

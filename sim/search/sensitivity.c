@@ -350,8 +350,15 @@ static void evaluate_new(struct subject *s, int in, double m, struct ts_sens_ans
     struct ts_sweep_options o;
     memset(&o, 0, sizeof o);
     o.threads = s->opt->threads;
+    o.stop = s->opt->stop;
     struct ts_sweep_result *r = ts_xmalloc(sizeof *r);
     int rc = ts_sweep_run(s->sw_work, &o, r, &err);
+    if (rc == TS_OK && r->interrupted) {
+        ts_strlcpy(a->error, "interrupted", sizeof a->error);
+        ts_sweep_result_free(r);
+        free(r);
+        return;
+    }
     if (rc) {
         ts_strlcpy(a->error, err.msg, sizeof a->error);
         free(r);
@@ -609,6 +616,8 @@ static int analyse(struct subject *s, struct ts_sensitivity *out, struct ts_err 
         }
         evaluate(s, in, r->low, &r->at_low);
         evaluate(s, in, r->high, &r->at_high);
+        if (s->opt->stop && *s->opt->stop)
+            return ts_err_set(err, TS_ERR_RUNTIME, "interrupted");
         r->answer_changes = !same_answer(s, &r->at_low, &out->base) ||
                             !same_answer(s, &r->at_high, &out->base);
         r->swing = fabs(objective_of(out->objective, &r->at_high) -
@@ -634,6 +643,8 @@ static int analyse(struct subject *s, struct ts_sensitivity *out, struct ts_err 
             break_even(s, out, r->input, r->low,
                        false, r->input == TS_SENS_PREEMPTION ? SENS_WIDEN_PREEMPTION : SENS_WIDEN_PRICE);
     }
+    if (s->opt->stop && *s->opt->stop)
+        return ts_err_set(err, TS_ERR_RUNTIME, "interrupted");
     qsort(out->rows, (size_t)out->n_rows, sizeof out->rows[0], cmp_rows);
     if (s->opt->progress)
         fputc('\n', stderr);

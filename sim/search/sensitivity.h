@@ -36,6 +36,7 @@
 #ifndef TS_SENSITIVITY_H
 #define TS_SENSITIVITY_H
 
+#include <signal.h>
 #include <stdbool.h>
 
 #include "cost/cost.h"
@@ -146,6 +147,8 @@ struct ts_sens_options {
     int threads;                    // OpenMP threads for a sweep (0: default)
     int bisect_steps;               // halvings per break-even (default 7)
     bool progress;                  // a line per evaluation on stderr
+    volatile sig_atomic_t *stop;    // polled by the sweeps and between points: once non-zero
+                                    //   the analysis returns TS_ERR_RUNTIME ("interrupted")
     const struct ts_sweep_result *base_result; // the sweep's result as given (sweep
                                     //   --sensitivity has it already: not run again), or NULL
 };
