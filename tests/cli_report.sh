@@ -90,7 +90,7 @@ expect_rc job_sens 0
 expect_in "$tmp/job_sens.out" "input,low,high,cost_low,cost_high,time_low,time_high,answer_low,answer_high,answer_changes" "the CSV header"
 expect_in "$tmp/job_sens.out" "prices,0.8,1.2," "the prices row"
 self_contained job_sens "$tmp/sens.html"
-has_charts job_sens "$tmp/sens.html" tornado
+has_charts job_sens "$tmp/sens.html" attribution cdf tornado timeline
 run job_sens_json sensitivity "$JOB" --format json --no-progress
 expect_rc job_sens_json 0
 python3 - "$tmp/job_sens_json.out" <<'EOF' || fail "job_sens_json: the JSON rows"
@@ -172,7 +172,7 @@ grep -q 'data-charts="3" data-drawn="0"' "$tmp/control_missing.dom" ||
     fail "control: a page without drawn charts was not caught: $(grep -o '<p id="render-check"[^<]*' "$tmp/control_missing.dom")"
 
 drawn browser_run "$tmp/run.html" 3
-drawn browser_sens "$tmp/sens.html" 1
+drawn browser_sens "$tmp/sens.html" 4
 if [ "$slow" = 1 ]; then
     drawn browser_sweep "$tmp/sweep.html" 5
     timeout 120 "$chromium" --headless=new --disable-gpu --no-sandbox --no-first-run \

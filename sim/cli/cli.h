@@ -27,17 +27,21 @@ int ts_cli_calibrate(int argc, char **argv);
 void ts_cli_calibrate_help(FILE *f);
 int ts_cli_sensitivity(int argc, char **argv);
 void ts_cli_sensitivity_help(FILE *f);
-
-/* The sensitivity outputs (sensitivity.c): --csv and --report files, then stdout in format. */
 struct ts_sensitivity;
-int ts_cli_sensitivity_write(const char *file, const struct ts_sensitivity *s, enum ts_format format,
-                             const char *csv, const char *report);
 
 /* Build the HTML report (report/audit.h) and write it to path (checked before the work) as an
  * output file; charts gnuplot could not draw are a warning on stderr, not a failure.
  * Returns the exit status. */
 struct ts_html_input;
 int ts_cli_write_report(const char *path, const struct ts_html_input *in);
+
+/* The page of an answer: `job` (NULL: none) evaluated in full once more for its finish-time
+ * samples and iteration timeline; `result` the run or sweep JSON (NULL: the job's run JSON
+ * is built); `sens` the tornado (may be NULL). Returns the exit status. */
+struct ts_job;
+int ts_cli_report_answer(const char *path, const char *command, const char *file,
+                         const struct ts_job *job, const cJSON *result,
+                         const struct ts_sensitivity *sens);
 
 /* Parse "--format X" values; prints an error and returns -1 if unknown. */
 int ts_cli_parse_format(const char *value, enum ts_format *out);

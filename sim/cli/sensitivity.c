@@ -63,8 +63,10 @@ static int is_sweep_file(const char *file, bool *sweep, struct ts_err *err)
     return TS_OK;
 }
 
-int ts_cli_sensitivity_write(const char *file, const struct ts_sensitivity *s, enum ts_format format,
-                             const char *csv, const char *report)
+/* The outputs; with a report, the page of the base answer: the job, or the sweep's result. */
+static int sensitivity_write(const char *file, const struct ts_sensitivity *s, enum ts_format format,
+                             const char *csv, const char *report, const struct ts_job *job,
+                             const struct ts_sweep *sw, const struct ts_sweep_result *res)
 {
     struct ts_buf buf;
     ts_buf_init(&buf);
@@ -75,8 +77,14 @@ int ts_cli_sensitivity_write(const char *file, const struct ts_sensitivity *s, e
         buf.len = 0;
     }
     if (rc == TS_OK && report) {
-        struct ts_html_input in = {"sensitivity", file, NULL, s, NULL, 0, NULL};
-        rc = ts_cli_write_report(report, &in);
+        if (sw && res) {
+            cJSON *o = ts_report_sweep_json(sw, res);
+            rc = ts_cli_report_answer(report, "sensitivity", file, res->found ? &res->best_job : NULL,
+                                      o, s);
+            cJSON_Delete(o);
+        } else {
+            rc = ts_cli_report_answer(report, "sensitivity", file, job, NULL, s);
+        }
     }
     if (rc == TS_OK) {
         buf.len = 0;
@@ -140,14 +148,25 @@ int ts_cli_sensitivity(int argc, char **argv)
     if (opt.threads)
         omp_set_num_threads(opt.threads);
     struct ts_sensitivity *s = ts_xmalloc(sizeof *s);
+    struct ts_sweep *sw = NULL;
+    struct ts_sweep_result *res = NULL;
+    struct ts_job *job = NULL;
     if (sweep) {
-        struct ts_sweep *sw = ts_xmalloc(sizeof *sw);
+        sw = ts_xmalloc(sizeof *sw);
         rc = ts_sweep_load(file, sw, &err);
+        /* The base sweep is run here and handed over: the page shows its answer in full. */
+        if (rc == TS_OK) {
+            res = ts_xcalloc(1, sizeof *res);
+            struct ts_sweep_options so;
+            memset(&so, 0, sizeof so);
+            so.threads = opt.threads;
+            rc = ts_sweep_run(sw, &so, res, &err);
+            opt.base_result = res;
+        }
         if (rc == TS_OK)
             rc = ts_sensitivity_sweep(sw, &opt, s, &err);
-        free(sw);
     } else {
-        struct ts_job *job = ts_xmalloc(sizeof *job);
+        job = ts_xmalloc(sizeof *job);
         cJSON *doc;
         rc = ts_json_load(file, &doc, &err);
         if (rc == TS_OK) {
@@ -157,15 +176,18 @@ int ts_cli_sensitivity(int argc, char **argv)
         }
         if (rc == TS_OK)
             rc = ts_sensitivity_job(job, &opt, s, &err);
-        free(job);
     }
     if (rc) {
         fprintf(stderr, "trainsim: %s%s%s\n", strncmp(err.msg, file, strlen(file)) ? file : "",
                 strncmp(err.msg, file, strlen(file)) ? ": " : "", err.msg);
-        free(s);
-        return rc;
+    } else {
+        rc = sensitivity_write(file, s, format, csv, report, job, sw, res);
     }
-    rc = ts_cli_sensitivity_write(file, s, format, csv, report);
+    if (res)
+        ts_sweep_result_free(res);
+    free(res);
+    free(sw);
+    free(job);
     free(s);
     return rc;
 }

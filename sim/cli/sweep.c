@@ -128,29 +128,8 @@ static int sweep_outputs(const char *file, const struct ts_sweep *sw, const stru
             cJSON_AddItemToObject(o, keys[k], cJSON_DetachItemFromObjectCaseSensitive(sj, keys[k]));
         cJSON_Delete(sj);
     }
-    if (report) {
-        /* The answer's distribution and iteration: its job evaluated in full once more. */
-        struct ts_job_eval *e = ts_xmalloc(sizeof *e);
-        struct ts_trace trace;
-        ts_trace_init(&trace);
-        double *samples = NULL;
-        int n = 0;
-        if (res->found) {
-            n = res->best_job.reliability.replications > 0 ? res->best_job.reliability.replications : 1;
-            samples = ts_xmalloc((size_t)n * sizeof *samples);
-            if ((rc = ts_job_eval_full(&res->best_job, e, samples, &trace, &err)))
-                fprintf(stderr, "trainsim: %s: --report: %s\n", file, err.msg);
-            else if (!e->have_run)
-                n = 0;
-        }
-        if (rc == TS_OK) {
-            struct ts_html_input hi = {"sweep", file, o, sens, samples, n, &trace};
-            rc = ts_cli_write_report(report, &hi);
-        }
-        free(samples);
-        ts_trace_free(&trace);
-        free(e);
-    }
+    if (report)
+        rc = ts_cli_report_answer(report, "sweep", file, res->found ? &res->best_job : NULL, o, sens);
     if (rc == TS_OK) {
         struct ts_buf buf;
         ts_buf_init(&buf);

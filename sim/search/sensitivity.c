@@ -312,6 +312,10 @@ static void evaluate_new(struct subject *s, int in, double m, struct ts_sens_ans
     a->time_s = NAN;
     struct ts_err err;
     ts_err_clear(&err);
+    if (!s->job && in == TS_SENS_COUNT && s->opt->base_result) {
+        sweep_answer(s, s->opt->base_result, a);     /* the caller's own run of the base */
+        return;
+    }
     s->evaluations++;
     if (s->opt->progress)
         fprintf(stderr, "\rtrainsim sensitivity: evaluation %ld", s->evaluations);
@@ -338,10 +342,6 @@ static void evaluate_new(struct subject *s, int in, double m, struct ts_sens_ans
             }
         }
         free(e);
-        return;
-    }
-    if (in == TS_SENS_COUNT && s->opt->base_result) {
-        sweep_answer(s, s->opt->base_result, a);
         return;
     }
     *s->sw_work = *s->sw;
