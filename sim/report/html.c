@@ -238,7 +238,6 @@ static void question(struct ts_buf *out, const struct ts_html_input *in, const c
 {
     section(out, "question", "The question");
     const cJSON *r = in->result;
-    char t[64];
     if (r && jstr(r, "sweep")) {
         esc_printf(out, "Sweep \"%s\" (%s): which cluster, pricing and layout trains %s on %.4g "
                    "tokens for the least %s, %s, failures included?", jstr(r, "sweep"), in->file,
@@ -254,7 +253,6 @@ static void question(struct ts_buf *out, const struct ts_html_input *in, const c
     } else {
         esc_printf(out, "How does the answer of %s move with its uncertain inputs?", in->file);
     }
-    (void)t;
     ts_buf_printf(out, "</section>\n");
 }
 
