@@ -29,8 +29,12 @@
  * Work: a job is evaluated in full (iteration simulation, failure Monte Carlo with the same
  * seed, so every perturbation sees the same random streams, and the bill) per point; a sweep
  * is re-run per point (its top k and finalists' Monte Carlo as in the file, so the answer is
- * the one `trainsim sweep` would give there). The range ends are reused as the bisection's
- * brackets, and a break-even is searched only where an end changes the answer.
+ * the one `trainsim sweep` would give there). Every point evaluated is remembered, so the
+ * range ends serve as the bisection's brackets and no point is evaluated twice; `sweep
+ * --sensitivity` hands over its own result as the base. A break-even is searched where an
+ * end changes the answer, and for spot's two inputs (preemption rate, spot price) also
+ * beyond the range: up to x1024 the assumed preemption rate and x4.8 the spot price when
+ * the answer is spot, down as far when spot is offered but not the answer.
  * Results depend only on the inputs: the same bytes for any thread count.
  */
 #ifndef TS_SENSITIVITY_H
