@@ -62,6 +62,13 @@ expect_rc sens_bad 2
 expect_in "$tmp/sens_bad.err" "badtp.json: parallel" "a bad job names the file and the JSON path"
 run sens_usage sensitivity "$JOB" --threads 0
 expect_rc sens_usage 2
+run sens_inputs sensitivity "$JOB" --inputs tokens,nope
+expect_rc sens_inputs 2
+expect_in "$tmp/sens_inputs.err" '"nope" is not an input' "an unknown input is named"
+run sens_only sensitivity "$JOB" --inputs prices --format json --no-progress
+expect_rc sens_only 0
+python3 -c "import json,sys; d=json.load(open(sys.argv[1])); assert [r['input'] for r in d['sensitivity']] == ['prices'], d['sensitivity']" \
+    "$tmp/sens_only.out" || fail "sens_only: --inputs prices varies only the prices"
 
 # ---------------------------------------------------------------- run --report
 run run_report run "$JOB" --report "$tmp/run.html" --format json

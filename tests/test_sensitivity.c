@@ -219,6 +219,7 @@ static void spot_price_break_even_matches_a_brute_force_scan(void **state)
     struct ts_sweep *sw = sweep_from_file("report/tiny-sweep.json");
     struct ts_sens_options opt = {0};
     opt.bisect_steps = 7;
+    opt.only = 1u << TS_SENS_SPOT_PRICE;
     struct ts_sensitivity *s = ts_xmalloc(sizeof *s);
     struct ts_err err;
     ts_err_clear(&err);
@@ -258,6 +259,49 @@ static void spot_price_break_even_matches_a_brute_force_scan(void **state)
     free(sw);
 }
 
+/* A deadline met with little to spare: the answer holds until its expected time reaches the
+ * deadline. Time is proportional to the iterations (ceil of tokens / tokens per iteration)
+ * and the analytic run model stretches it by a factor that hardly moves with the length of
+ * the run, so the token break-even is deadline / expected time, to about 1e-4. */
+static void token_break_even_is_the_deadline_over_the_expected_time(void **state)
+{
+    (void)state;
+    struct ts_sweep *sw = sweep_from_file("report/tiny-deadline-sweep.json");
+    struct ts_sweep_options o;
+    memset(&o, 0, sizeof o);
+    struct ts_sweep_result *r = ts_xmalloc(sizeof *r);
+    struct ts_err err;
+    ts_err_clear(&err);
+    int rc = ts_sweep_run(sw, &o, r, &err);
+    assert_ok(rc, err);
+    assert_true(r->found);
+    double expected = sw->deadline_s / r->top[0].time_s;   /* the analytic time the deadline checks */
+    assert_true(expected > 1.0 && expected < 1.2);          /* inside the tokens range */
+    struct ts_sens_options opt = {0};
+    opt.only = 1u << TS_SENS_TOKENS;
+    opt.base_result = r;
+    struct ts_sensitivity *s = ts_xmalloc(sizeof *s);
+    rc = ts_sensitivity_sweep(sw, &opt, s, &err);
+    assert_ok(rc, err);
+    assert_int_equal(s->n_break_even, 1);
+    const struct ts_sens_break_even *be = &s->break_even[0];
+    assert_int_equal(be->input, TS_SENS_TOKENS);
+    assert_true(be->found);
+    print_message("  tokens break-even x%.5f .. x%.5f, deadline / time x%.5f\n", be->multiplier,
+                  be->multiplier_flip, expected);
+    assert_true(be->multiplier <= expected * (1 + 1e-3));
+    assert_true(be->multiplier_flip >= expected * (1 - 1e-3));
+    /* 7 halvings of the log range from 1 to 1.2 */
+    assert_close(be->multiplier_flip / be->multiplier, pow(1.2, 1.0 / 128), 1e-9, 0);
+    const struct ts_sens_row *row = row_of(s, TS_SENS_TOKENS);
+    assert_true(row->answer_changes);
+    assert_true(row->at_high.ok && row->at_high.nodes != s->base.nodes);
+    ts_sweep_result_free(r);
+    free(r);
+    free(s);
+    free(sw);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -266,6 +310,7 @@ int main(void)
         cmocka_unit_test(rate_perturbations_double_the_right_part_of_the_job_rate),
         cmocka_unit_test(bisection_brackets_a_known_threshold),
         cmocka_unit_test(spot_price_break_even_matches_a_brute_force_scan),
+        cmocka_unit_test(token_break_even_is_the_deadline_over_the_expected_time),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -17,6 +17,7 @@ void ts_cli_sensitivity_help(FILE *f)
     fprintf(f,
             "usage: trainsim sensitivity FILE [--format table|json|csv] [--csv OUT.csv]\n"
             "                            [--report OUT.html] [--threads N] [--no-progress]\n"
+            "                            [--inputs NAME,NAME,...]\n"
             "\n"
             "Perturb the uncertain inputs of a job or a sweep one at a time over stated ranges\n"
             "and report, for each, the cost and time at both ends and whether the answer (for a\n"
@@ -44,11 +45,41 @@ void ts_cli_sensitivity_help(FILE *f)
             "  --csv OUT      also write the CSV to OUT\n"
             "  --report OUT   also write an HTML page with the tornado chart (opens offline)\n"
             "  --threads N    OpenMP threads\n"
+            "  --inputs LIST  vary only these inputs (comma-separated names from the list above)\n"
             "  --no-progress  no progress line on stderr\n"
             "\n"
             "examples:\n"
             "  trainsim sensitivity configs/quickstart-sweep.json\n"
             "  trainsim sensitivity configs/gpt3-175b-a100.json --format json\n");
+}
+
+/* "--inputs a,b": the bits of the named inputs. Prints why and returns -1 on a bad name. */
+static int parse_inputs(const char *list, unsigned *out)
+{
+    *out = 0;
+    const char *p = list;
+    while (*p) {
+        size_t n = strcspn(p, ",");
+        int k = 0;
+        while (k < TS_SENS_COUNT && !(strlen(ts_sens_input_names[k]) == n &&
+                                       strncmp(ts_sens_input_names[k], p, n) == 0))
+            k++;
+        if (k == TS_SENS_COUNT) {
+            fprintf(stderr, "trainsim sensitivity: --inputs: \"%.*s\" is not an input (one of "
+                    "throughput, failure_rate, recovery_time, spot_preemption_rate, prices, "
+                    "spot_price, checkpoint_bandwidth, tokens)\n", (int)n, p);
+            return -1;
+        }
+        *out |= 1u << k;
+        p += n;
+        if (*p == ',')
+            p++;
+    }
+    if (!*out) {
+        fprintf(stderr, "trainsim sensitivity: --inputs: name at least one input\n");
+        return -1;
+    }
+    return 0;
 }
 
 /* A sweep file names "systems"; a job file "system". */
@@ -122,6 +153,9 @@ int ts_cli_sensitivity(int argc, char **argv)
             report = argv[++i];
         } else if (strcmp(a, "--threads") == 0 && has_value) {
             if (ts_cli_parse_int("sensitivity", a, argv[++i], 1, 4096, &opt.threads))
+                return TS_ERR_INPUT;
+        } else if (strcmp(a, "--inputs") == 0 && has_value) {
+            if (parse_inputs(argv[++i], &opt.only))
                 return TS_ERR_INPUT;
         } else if (strcmp(a, "--no-progress") == 0) {
             opt.progress = false;

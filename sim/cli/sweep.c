@@ -107,7 +107,7 @@ static int sweep_outputs(const char *file, const struct ts_sweep *sw, const stru
     struct ts_sensitivity *sens = NULL;
     if (sensitivity) {
         sens = ts_xmalloc(sizeof *sens);
-        struct ts_sens_options so = {opt->threads, 0, opt->progress, opt->stop, res};
+        struct ts_sens_options so = {opt->threads, 0, opt->progress, 0, opt->stop, res};
         if ((rc = ts_sensitivity_sweep(sw, &so, sens, &err))) {
             free(sens);
             if (*opt->stop) {   /* the sweep's answer is done; its sensitivity is not */

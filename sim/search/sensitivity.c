@@ -610,6 +610,10 @@ static int analyse(struct subject *s, struct ts_sensitivity *out, struct ts_err 
         default:
             break;
         }
+        if (r->applicable && s->opt->only && !(s->opt->only & (1u << in))) {
+            r->applicable = false;
+            snprintf(r->why_not, sizeof r->why_not, "not asked for (--inputs)");
+        }
         if (!r->applicable) {
             r->swing = NAN;
             continue;

@@ -151,6 +151,7 @@ struct ts_sens_options {
     int threads;                    // OpenMP threads for a sweep (0: default)
     int bisect_steps;               // halvings per break-even (default 7)
     bool progress;                  // a line per evaluation on stderr
+    unsigned only;                  // bit (1 << input): vary only these (0: all)
     volatile sig_atomic_t *stop;    // polled by the sweeps and between points: once non-zero
                                     //   the analysis returns TS_ERR_RUNTIME ("interrupted")
     const struct ts_sweep_result *base_result; // the sweep's result as given (sweep
