@@ -44,6 +44,7 @@ void ts_cli_sweep_help(FILE *f)
             "  --sensitivity    also perturb the uncertain inputs one at a time and re-run the\n"
             "                   sweep per point (trainsim sensitivity --help): JSON gains\n"
             "                   `sensitivity`, `not_varied` and `break_even`, the table a tornado\n"
+            "                   (the CSV stays the sweep's: trainsim sensitivity --format csv)\n"
             "  --report OUT     also write an HTML page (opens offline): the question, the answer,\n"
             "                   assumptions, bill, Pareto front, finish-time CDF, tornado (with\n"
             "                   --sensitivity), best per system and the iteration timeline\n"
