@@ -17,6 +17,8 @@ static const struct ts_cli_command commands[] = {
      ts_cli_sweep, ts_cli_sweep_help},
     {"compare", "jobs side by side: iteration, memory, run, bill, differences highlighted",
      ts_cli_compare, ts_cli_compare_help},
+    {"sensitivity", "how the answer moves with each uncertain input: tornado and break-evens",
+     ts_cli_sensitivity, ts_cli_sensitivity_help},
     {"calibrate", "measure this host's GEMMs with OpenBLAS and write an accelerator file",
      ts_cli_calibrate, ts_cli_calibrate_help},
 };
@@ -33,7 +35,7 @@ static void usage(FILE *f)
             "subcommands:\n",
             TS_VERSION);
     for (size_t i = 0; i < TS_ARRAY_LEN(commands); i++)
-        fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+        fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].summary);
     fprintf(f,
             "\n"
             "examples:\n"
@@ -42,6 +44,7 @@ static void usage(FILE *f)
             "  trainsim run configs/gpt3-175b-a100.json --format json\n"
             "  trainsim run configs/gpt3-175b-a100.json --set parallel.tp=4 --set parallel.pp=16\n"
             "  trainsim compare configs/gpt3-175b-a100.json mine.json\n"
+            "  trainsim sensitivity configs/quickstart-sweep.json  what moves the answer\n"
             "  trainsim calibrate --out host.json                 measure this CPU's GEMMs\n"
             "\n"
             "Catalogue: models/, hardware/accelerators/, hardware/systems/ under %s\n"

@@ -25,6 +25,23 @@ int ts_cli_sweep(int argc, char **argv);
 void ts_cli_sweep_help(FILE *f);
 int ts_cli_calibrate(int argc, char **argv);
 void ts_cli_calibrate_help(FILE *f);
+int ts_cli_sensitivity(int argc, char **argv);
+void ts_cli_sensitivity_help(FILE *f);
+struct ts_sensitivity;
+
+/* Build the HTML report (report/audit.h) and write it to path (checked before the work) as an
+ * output file; charts gnuplot could not draw are a warning on stderr, not a failure.
+ * Returns the exit status. */
+struct ts_html_input;
+int ts_cli_write_report(const char *path, const struct ts_html_input *in);
+
+/* The page of an answer: `job` (NULL: none) evaluated in full once more for its finish-time
+ * samples and iteration timeline; `result` the run or sweep JSON (NULL: the job's run JSON
+ * is built); `sens` the tornado (may be NULL). Returns the exit status. */
+struct ts_job;
+int ts_cli_report_answer(const char *path, const char *command, const char *file,
+                         const struct ts_job *job, const cJSON *result,
+                         const struct ts_sensitivity *sens);
 
 /* Parse "--format X" values; prints an error and returns -1 if unknown. */
 int ts_cli_parse_format(const char *value, enum ts_format *out);

@@ -9,6 +9,7 @@
 
 #include "cli/cli.h"
 #include "cost/cost.h"
+#include "report/audit.h"
 #include "run/run.h"
 #include "spec/spec.h"
 #include "step/step.h"
@@ -18,7 +19,7 @@ void ts_cli_run_help(FILE *f)
     fprintf(f,
             "usage: trainsim run FILE [--format table|json|csv] [--trace OUT.json]\n"
             "                    [--run-trace OUT.json] [--method discrete-event|closed-form]\n"
-            "                    [--replications N] [--seed S] [--threads N]\n"
+            "                    [--replications N] [--seed S] [--threads N] [--report OUT.html]\n"
             "                    [--set PATH=VALUE ...] [--explain] [--emit job OUT.json | megatron]\n"
             "\n"
             "Simulate one job file (configs/*.json): one training iteration as a discrete-event\n"
@@ -47,6 +48,8 @@ void ts_cli_run_help(FILE *f)
             "                 \"explain\" key. The defaults are always in assumptions.defaults\n"
             "  --emit job OUT write the job with the --set overrides applied as a job file\n"
             "  --emit megatron  print the Megatron-LM / NeMo arguments of the job instead\n"
+            "  --report OUT   also write an HTML page (opens offline): the answer, assumptions,\n"
+            "                 the bill, the finish-time CDF and the iteration timeline\n"
             "\n"
             "An infeasible job (out of memory) is a result: exit 0 with \"feasible\": false.\n"
             "\n"
@@ -67,7 +70,7 @@ void ts_cli_run_help(FILE *f)
 
 int ts_cli_run(int argc, char **argv)
 {
-    const char *file = NULL, *trace_path = NULL, *run_trace_path = NULL;
+    const char *file = NULL, *trace_path = NULL, *run_trace_path = NULL, *report = NULL;
     long replications = 0, seed = -1, threads = 0;
     enum ts_format format = ts_cli_default_format();
     enum ts_method method = TS_METHOD_DISCRETE_EVENT;
@@ -85,6 +88,8 @@ int ts_cli_run(int argc, char **argv)
                 return TS_ERR_INPUT;
         } else if (strcmp(a, "--trace") == 0 && has_value) {
             trace_path = argv[++i];
+        } else if (strcmp(a, "--report") == 0 && has_value) {
+            report = argv[++i];
         } else if (strcmp(a, "--run-trace") == 0 && has_value) {
             run_trace_path = argv[++i];
         } else if (strcmp(a, "--replications") == 0 && has_value) {
@@ -154,6 +159,11 @@ int ts_cli_run(int argc, char **argv)
             return rc;
         }
     }
+    const char *not_report[] = {file, trace_path, run_trace_path, NULL};
+    if (report && (rc = ts_cli_check_output("run", "--report", report, not_report))) {
+        free(job);
+        return rc;
+    }
 
     struct ts_eval_scratch scratch;
     if (ts_eval_scratch_init(&scratch)) {
@@ -170,7 +180,7 @@ int ts_cli_run(int argc, char **argv)
     ts_trace_init(&trace);
     struct ts_iteration it;
     ts_step_evaluate(job, method, &scratch, &it, method == TS_METHOD_DISCRETE_EVENT ? &stages : NULL,
-                     trace_path ? &trace : NULL);
+                     trace_path || (report && method == TS_METHOD_DISCRETE_EVENT) ? &trace : NULL);
     for (int k = 0; k < p; k++) {
         struct ts_memory m;
         ts_memory_stage(job, &scratch.compute, k, &m);
@@ -255,7 +265,15 @@ int ts_cli_run(int argc, char **argv)
         struct ts_run_output out = {file, job, &it,
                                     method == TS_METHOD_DISCRETE_EVENT ? &stages : NULL, stage_mem,
                                     have_run ? &run : NULL, have_cost ? &cost : NULL};
-        rc = ts_cli_run_answer(&whatif, file, &out, format);
+        if (report) {
+            cJSON *o = ts_report_run_json(&out);
+            struct ts_html_input hi = {"run", file, o, NULL, have_run ? samples : NULL,
+                                       have_run ? n_samples : 0, &trace};
+            rc = ts_cli_write_report(report, &hi);
+            cJSON_Delete(o);
+        }
+        if (rc == TS_OK)
+            rc = ts_cli_run_answer(&whatif, file, &out, format);
     }
     ts_cli_whatif_free(&whatif);
     ts_trace_free(&trace);

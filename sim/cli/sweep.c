@@ -8,7 +8,9 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "report/audit.h"
 #include "search/search.h"
+#include "search/sensitivity.h"
 
 void ts_cli_sweep_help(FILE *f)
 {
@@ -17,6 +19,7 @@ void ts_cli_sweep_help(FILE *f)
             "                      [--top K] [--exhaustive] [--no-progress] [--max-configs N]\n"
             "                      [--partial OUT.partial.json] [--resume PARTIAL]\n"
             "                      [--set PATH=VALUE ...] [--explain] [--emit job OUT.json | megatron]\n"
+            "                      [--sensitivity] [--report OUT.html]\n"
             "\n"
             "Search GPU types, node counts, pricing models, software profiles and parallel layouts\n"
             "for the cheapest (or fastest) setup that trains the sweep's model on its token budget\n"
@@ -53,6 +56,13 @@ void ts_cli_sweep_help(FILE *f)
             "  --emit job OUT   write the best configuration as a job file: trainsim run OUT\n"
             "                   reproduces the answer\n"
             "  --emit megatron  print the best layout's Megatron-LM / NeMo arguments instead\n"
+            "  --sensitivity    also perturb the uncertain inputs one at a time and re-run the\n"
+            "                   sweep per point (trainsim sensitivity --help): JSON gains\n"
+            "                   `sensitivity`, `not_varied` and `break_even`, the table a tornado\n"
+            "                   (the CSV stays the sweep's: trainsim sensitivity --format csv)\n"
+            "  --report OUT     also write an HTML page (opens offline): the question, the answer,\n"
+            "                   assumptions, bill, Pareto front, finish-time CDF, tornado (with\n"
+            "                   --sensitivity), best per system and the iteration timeline\n"
             "  --partial P      where an interrupted sweep saves its finished work (default:\n"
             "                   NAME.partial.json in the working directory, NAME being FILE's\n"
             "                   base name without .json)\n"
@@ -102,9 +112,66 @@ static const char *signal_name(int sig)
     return sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "SIGINT";
 }
 
+/* The sweep's answer on stdout, with --sensitivity its tornado and with --report the page. */
+static int sweep_outputs(const char *file, const struct ts_sweep *sw, const struct ts_sweep_result *res,
+                         const struct ts_sweep_options *opt, enum ts_format format, bool sensitivity,
+                         const char *report)
+{
+    struct ts_err err;
+    ts_err_clear(&err);
+    int rc = TS_OK;
+    struct ts_sensitivity *sens = NULL;
+    if (sensitivity) {
+        sens = ts_xmalloc(sizeof *sens);
+        struct ts_sens_options so = {opt->threads, 0, opt->progress, 0, opt->stop, res};
+        if ((rc = ts_sensitivity_sweep(sw, &so, sens, &err))) {
+            free(sens);
+            if (*opt->stop) {   /* the sweep's answer is done; its sensitivity is not */
+                fprintf(stderr, "\ntrainsim: interrupted by %s during --sensitivity: nothing "
+                        "printed (run the sweep again, or trainsim sensitivity %s)\n",
+                        signal_name((int)*opt->stop), file);
+                return 128 + (int)*opt->stop;
+            }
+            fprintf(stderr, "trainsim: %s: --sensitivity: %s\n", file, err.msg);
+            return rc;
+        }
+    }
+    cJSON *o = ts_report_sweep_json(sw, res);
+    if (sens) {
+        cJSON *sj = ts_report_sensitivity_json(file, sens);
+        const char *keys[] = {"sensitivity", "not_varied", "break_even"};
+        for (int k = 0; k < 3; k++)
+            cJSON_AddItemToObject(o, keys[k], cJSON_DetachItemFromObjectCaseSensitive(sj, keys[k]));
+        cJSON_Delete(sj);
+    }
+    if (report)
+        rc = ts_cli_report_answer(report, "sweep", file, res->found ? &res->best_job : NULL, o, sens);
+    if (rc == TS_OK) {
+        struct ts_buf buf;
+        ts_buf_init(&buf);
+        if (format == TS_FORMAT_TABLE) {
+            ts_report_sweep_table(sw, res, &buf);
+            if (sens) {
+                ts_buf_printf(&buf, "\n");
+                ts_report_sensitivity_table(file, sens, &buf);
+            }
+        } else if (format == TS_FORMAT_CSV) {
+            ts_report_sweep_csv(sw, res, &buf);
+        } else {
+            ts_report_json_print(o, &buf);
+        }
+        rc = ts_cli_emit(&buf, NULL);
+        ts_buf_free(&buf);
+    }
+    cJSON_Delete(o);
+    free(sens);
+    return rc;
+}
+
 int ts_cli_sweep(int argc, char **argv)
 {
-    const char *file = NULL, *csv = NULL, *partial = NULL, *resume = NULL;
+    const char *file = NULL, *csv = NULL, *partial = NULL, *resume = NULL, *report = NULL;
+    bool sensitivity = false;
     enum ts_format format = ts_cli_default_format();
     struct ts_sweep_options opt;
     memset(&opt, 0, sizeof opt);
@@ -139,6 +206,10 @@ int ts_cli_sweep(int argc, char **argv)
             if (ts_cli_parse_long("sweep", a, argv[++i], 1, LONG_MAX, &n))
                 return TS_ERR_INPUT;
             opt.max_configs = (uint64_t)n;
+        } else if (strcmp(a, "--report") == 0 && has_value) {
+            report = argv[++i];
+        } else if (strcmp(a, "--sensitivity") == 0) {
+            sensitivity = true;
         } else if (strcmp(a, "--exhaustive") == 0) {
             opt.exhaustive = true;
         } else if (strcmp(a, "--no-progress") == 0) {
@@ -161,6 +232,11 @@ int ts_cli_sweep(int argc, char **argv)
         rc = ts_err_set(&err, TS_ERR_INPUT, "%s: %s takes a sweep of one combination (this one "
                         "lists %d; run them one at a time with --set)", file,
                         csv ? "--csv" : "--resume", whatif.n_scenarios);
+    if (rc == TS_OK && (sensitivity || report) &&
+        (whatif.n_scenarios > 1 || whatif.explain || whatif.emit_job || whatif.emit_megatron))
+        rc = ts_err_set(&err, TS_ERR_INPUT, "%s: %s takes a sweep of one combination without "
+                        "--explain or --emit (run those separately)", file,
+                        sensitivity ? "--sensitivity" : "--report");
     if (rc) {
         fprintf(stderr, "trainsim: %s\n", err.msg);
         ts_cli_whatif_free(&whatif);
@@ -189,9 +265,11 @@ int ts_cli_sweep(int argc, char **argv)
     /* --partial may name the --resume file (it then holds the newer work). */
     const char *not_partial[] = {file, NULL};
     const char *not_csv[] = {file, partial, resume, NULL};
+    const char *not_report[] = {file, partial, resume, csv, NULL};
     if ((partial != partial_buf &&
          (rc = ts_cli_check_output("sweep", "--partial", partial, not_partial))) ||
-        (csv && (rc = ts_cli_check_output("sweep", "--csv", csv, not_csv)))) {
+        (csv && (rc = ts_cli_check_output("sweep", "--csv", csv, not_csv))) ||
+        (report && (rc = ts_cli_check_output("sweep", "--report", report, not_report)))) {
         ts_sweep_progress_free(&done);
         ts_cli_whatif_free(&whatif);
         free(sw);
@@ -247,7 +325,10 @@ int ts_cli_sweep(int argc, char **argv)
             rc = 128 + sig;  /* as a shell reports a job ended by that signal: 130, 143, 129 */
         }
     } else {
-        rc = ts_cli_sweep_answer(&whatif, file, sw, res, &opt, top, format);
+        if (sensitivity || report)
+            rc = sweep_outputs(file, sw, res, &opt, format, sensitivity, report);
+        else
+            rc = ts_cli_sweep_answer(&whatif, file, sw, res, &opt, top, format);
     }
     /* Until here a stop signal only asks the sweep to stop; from here it ends the process. */
     for (int i = 0; i < N_STOP_SIGNALS; i++)

@@ -25,9 +25,9 @@ _Static_assert(sizeof(struct ts_layout) == 36, "struct ts_layout has padding or 
  * the top band of the AWS Spot Advisor (more than 20% of instances interrupted per month),
  * typical of large GPU instances (shared reference reliability.md): one preemption per node
  * every 0.2 per 730 h, i.e. a per-node MTBF of 3650 h. Notice 120 s (AWS). */
-#define SPOT_DEFAULT_MTBF_S (3650.0 * 3600.0)
-#define SPOT_DEFAULT_NOTICE_S 120.0
-#define SPOT_DEFAULT_REACQUIRE_S 600.0
+#define SPOT_DEFAULT_MTBF_S TS_SWEEP_SPOT_MTBF_S
+#define SPOT_DEFAULT_NOTICE_S TS_SWEEP_SPOT_NOTICE_S
+#define SPOT_DEFAULT_REACQUIRE_S TS_SWEEP_SPOT_REACQUIRE_S
 
 /* ---------------------------------------------------------------- jobs from layouts */
 

@@ -47,6 +47,12 @@
 #define TS_SWEEP_SOFTWARE_MAX 8
 #define TS_SWEEP_LIST_MAX 64
 
+/* Spot preemption of a sweep's spot rows when the file gives no reliability.spot (search.c
+ * cites the values): one per node every 3650 h, notice 120 s, capacity back after 600 s. */
+#define TS_SWEEP_SPOT_MTBF_S (3650.0 * 3600.0)
+#define TS_SWEEP_SPOT_NOTICE_S 120.0
+#define TS_SWEEP_SPOT_REACQUIRE_S 600.0
+
 /* A searched dimension: explicit values, or every valid one. */
 struct ts_int_list {
     bool is_auto;
