@@ -35,8 +35,9 @@ _Static_assert(TS_ALGO_COUNT == 6, "update ts_algo_names");
  * network post overhead), which the catalogue's fitted scale-up step already exceeds). The
  * catalogue's scale_out.latency (75 us on InfiniBand) is the double binary tree's network
  * step fitted on one measured 1 MiB all-reduce, where every hop is exposed in turn; NCCL's
- * tuner prices that point at 65 us (LL128) to 120 us (Simple) where 376 us was measured, and no multi-node ring
- * measurement is in the references, so the ring takes NCCL's model as published. With one
+ * tuner prices that point at 65 us (LL128) to 120 us (Simple) where 376 us was measured,
+ * and no multi-node ring measurement is in the references, so the ring takes NCCL's model
+ * as published. With one
  * rank per domain NCCL itself says the ring's latencies are fully exposed and prices them
  * with the tree's network step (tuning.cc: "With ppn=1 latencies are fully exposed, use the
  * Tree network latency"): there the fitted step stays. A fabric declared faster than NCCL's
