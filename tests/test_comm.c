@@ -173,13 +173,14 @@ static void ring_costs_2_n_minus_1_steps_and_the_bottleneck_bandwidth(void **sta
     synth_group16(&sys, &g);
     double S = 64 * MIB, n = 16, oversub_bw = OUT_BW / 2;
     /* all-reduce: 2 (n - 1) = 30 steps, of which 2 (4 - 1) = 6 cross domains and pay the
-     * NIC's alpha; each GPU moves 2 (n-1)/n S over NVLink and 2 (n-1)/n S / n_in through its
-     * NIC (pipelined: the slower one counts) */
+     * NIC's alpha (10 us, below NCCL's 14 us ring network step, so the fabric's own), plus
+     * NCCL's 8.4 us ring base latency once; each GPU moves 2 (n-1)/n S over NVLink and
+     * 2 (n-1)/n S / n_in through its NIC (pipelined: the slower one counts) */
     double frac = 2 * (n - 1) / n;
-    double ar = 6 * A_OUT + 24 * A_UP + fmax(frac * S / UP_BW, frac * S / 4 / oversub_bw);
+    double ar = 8.4e-6 + 6 * A_OUT + 24 * A_UP + fmax(frac * S / UP_BW, frac * S / 4 / oversub_bw);
     expect_algo(&sys, TS_COLL_ALLREDUCE, &g, S, TS_ALGO_RING, ar);
     double half = (n - 1) / n;
-    double ag = 3 * A_OUT + 12 * A_UP + fmax(half * S / UP_BW, half * S / 4 / oversub_bw);
+    double ag = 8.4e-6 + 3 * A_OUT + 12 * A_UP + fmax(half * S / UP_BW, half * S / 4 / oversub_bw);
     expect_algo(&sys, TS_COLL_ALLGATHER, &g, S, TS_ALGO_RING, ag);
     expect_algo(&sys, TS_COLL_REDUCESCATTER, &g, S, TS_ALGO_RING, ag);
     /* inside one domain only NVLink and its alpha count */
@@ -337,10 +338,14 @@ static void all_gather_latency_grows_with_the_ranks_as_an_nccl_ring(void **state
 {
     (void)state;
     /* FSDP's per-unit all-gather over all GPUs, 8 per node: n - 1 ring steps, of which
-     * nodes - 1 cross the network (NCCL tuning.cc nInterSteps), for any message size */
+     * nodes - 1 cross the network (NCCL tuning.cc nInterSteps), for any message size. The
+     * network steps cost NCCL's ring Simple step hwLatencies[NET][RING][SIMPLE] = 14 us and
+     * the collective NCCL's base latency 8.4 us (tuning.cc, 2.30.7), not the catalogue's
+     * 75 us tree step */
     struct ts_system sys;
     load_system("dgx-h100", &sys);
-    double a_up = sys.scale_up.latency, a_out = sys.scale_out.latency, prev = 0.0;
+    assert_close(sys.scale_out.latency, 75e-6, 1e-12, 0);
+    double a_up = sys.scale_up.latency, a_out = 14e-6, prev = 0.0;
     for (int nodes = 2; nodes <= 64; nodes *= 2) {
         int n = 8 * nodes;
         struct ts_group g;
@@ -349,7 +354,7 @@ static void all_gather_latency_grows_with_the_ranks_as_an_nccl_ring(void **state
             struct ts_coll_cost c;
             ts_comm_collective(&sys, TS_COLL_ALLGATHER, &g, S, &c);
             assert_int_equal(c.algo, TS_ALGO_RING);
-            assert_close(c.latency_s, (n - nodes) * a_up + (nodes - 1) * a_out, 1e-12, 0);
+            assert_close(c.latency_s, 8.4e-6 + (n - nodes) * a_up + (nodes - 1) * a_out, 1e-12, 0);
         }
         struct ts_coll_cost c;
         ts_comm_collective(&sys, TS_COLL_REDUCESCATTER, &g, 4096, &c);
@@ -464,6 +469,44 @@ static void four_b200_nodes_reproduce_both_ends_of_the_curve(void **state)
     assert_close(busbw("dgx-b200", TS_COLL_ALLREDUCE, 32, 1 * MIB, -1), 5.4e9, 0.15, 0);
 }
 
+static void ring_network_steps_cost_nccls_ring_step_and_the_tree_keeps_its_fitted_hop(void **state)
+{
+    (void)state;
+    /* 4 x 8 B200: the catalogue's 75 us network step is the double binary tree's, fitted on
+     * the measured 1 MiB all-reduce; a ring crossing nodes pays NCCL's own ring latency,
+     * 8.4 us base + 14 us per network step (tuning.cc 2.30.7, Simple), 5 us per NVLink step */
+    struct ts_system sys;
+    load_system("dgx-b200", &sys);
+    struct ts_group g;
+    ts_comm_group_strided(&sys, 32, 1, &g);
+    struct ts_coll_cost ring, tree, best;
+    assert_true(ts_comm_collective_algo(&sys, TS_COLL_ALLREDUCE, &g, 1 * MIB, TS_ALGO_RING, &ring));
+    assert_close(ring.latency_s, 8.4e-6 + 6 * 14e-6 + 56 * 5e-6, 1e-12, 0);
+    assert_true(ts_comm_collective_algo(&sys, TS_COLL_ALLREDUCE, &g, 1 * MIB, TS_ALGO_TREE, &tree));
+    assert_close(tree.latency_s, 2 * (2 * 75e-6 + 7 * 5e-6), 1e-12, 0);
+    /* the calibration point is still served by the tree */
+    ts_comm_collective(&sys, TS_COLL_ALLREDUCE, &g, 1 * MIB, &best);
+    assert_int_equal(best.algo, TS_ALGO_TREE);
+    /* reduce-scatter over 512 nodes (4,096 GPUs): 511 network steps of 14 us, not of 75 us */
+    struct ts_group big;
+    ts_comm_group_strided(&sys, 4096, 1, &big);
+    ts_comm_collective(&sys, TS_COLL_REDUCESCATTER, &big, 256 * MIB, &best);
+    assert_int_equal(best.algo, TS_ALGO_RING);
+    assert_close(best.latency_s, 8.4e-6 + 511 * 14e-6 + (4095 - 511) * 5e-6, 1e-12, 0);
+    /* a fabric declared faster than NCCL's step keeps its own; the scale-up step is a floor */
+    sys.scale_out.latency = 3e-6;
+    assert_true(ts_comm_collective_algo(&sys, TS_COLL_ALLGATHER, &g, 1 * MIB, TS_ALGO_RING, &ring));
+    assert_close(ring.latency_s, 8.4e-6 + 3 * 5e-6 + 28 * 5e-6, 1e-12, 0);
+    sys.scale_out.latency = 10e-6;
+    assert_true(ts_comm_collective_algo(&sys, TS_COLL_ALLGATHER, &g, 1 * MIB, TS_ALGO_RING, &ring));
+    assert_close(ring.latency_s, 8.4e-6 + 3 * 10e-6 + 28 * 5e-6, 1e-12, 0);
+    /* inside one node: no base latency and no network step */
+    struct ts_group node;
+    ts_comm_group_strided(&sys, 8, 1, &node);
+    assert_true(ts_comm_collective_algo(&sys, TS_COLL_ALLGATHER, &node, 1 * MIB, TS_ALGO_RING, &ring));
+    assert_close(ring.latency_s, 7 * 5e-6, 1e-12, 0);
+}
+
 /* ---------------------------------------------------------------- choice by size */
 
 static void small_messages_pick_the_lowest_latency_and_large_the_highest_bandwidth(void **state)
@@ -540,6 +583,7 @@ int main(void)
         cmocka_unit_test(eight_a100_all_reduce_reproduces_the_measured_busbw_curve),
         cmocka_unit_test(eight_h200_reproduce_nvls_ring_all_gather_and_reduce_scatter),
         cmocka_unit_test(eight_b200_reproduce_ring_and_nvls),
+        cmocka_unit_test(ring_network_steps_cost_nccls_ring_step_and_the_tree_keeps_its_fitted_hop),
         cmocka_unit_test(four_b200_nodes_reproduce_both_ends_of_the_curve),
         cmocka_unit_test(small_messages_pick_the_lowest_latency_and_large_the_highest_bandwidth),
         cmocka_unit_test(a_group_of_one_rank_costs_nothing),

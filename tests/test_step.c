@@ -942,6 +942,48 @@ static void fsdp_units_hide_gathers_behind_compute_as_a_flow_shop(void **state)
     ts_step_plan_free(&pb);
 }
 
+static void fsdp_unit_compute_slows_by_the_contention_of_the_collectives_beside_it(void **state)
+{
+    (void)state;
+    /* With comm_contention each unit's compute runs overlap_slowdown slower for as long as
+     * the communication stream works beside it: its all-gather in forward, all-gather plus
+     * reduce-scatter in backward, at most the unit's own compute (Lee et al. 2025). Fast
+     * network (g < c, g + rs < c): every unit of the 8 adds s g forward and s (g + rs) backward. Slow
+     * network (g >> c): the exposed gathers set the pace and the one unit nothing waits
+     * behind (the last) adds s c. */
+    const double slow_down = 0.25;
+    const char *nets[] = {"3200 Gb/s", "1 Gb/s"};
+    for (int i = 0; i < 2; i++) {
+        struct ts_job off, on;
+        fsdp_job(&off, 1, nets[i], 3);
+        fsdp_job(&on, 1, nets[i], 3);
+        on.parallel.sw.contention = true;
+        on.system.accel.overlap_slowdown = slow_down;
+        off.system.accel.overlap_slowdown = slow_down;   /* ignored: contention off */
+        struct ts_compute c0, c1;
+        struct ts_step_plan p0, p1;
+        fsdp_plan(&off, &c0, &p0);
+        fsdp_plan(&on, &c1, &p1);
+        struct ts_group g;
+        ts_comm_group(&on.system, &on.parallel, TS_PDIM_DP, &g);
+        struct ts_coll_cost ag, rs;
+        ts_comm_collective(&on.system, TS_COLL_ALLGATHER, &g, c1.layer.params * 2.0, &ag);
+        ts_comm_collective(&on.system, TS_COLL_REDUCESCATTER, &g, c1.layer.params * 4.0, &rs);
+        double cf = p0.layer_fwd_s, cb = p0.layer_bwd_s + p0.layer_recompute_s;
+        if (i == 0) {
+            assert_true(ag.time_s < cf && ag.time_s + rs.time_s < cb);
+            assert_close(p1.chunk[0].fwd_s - p0.chunk[0].fwd_s, 8 * slow_down * ag.time_s, 1e-9, 0);
+            assert_close(p1.chunk[0].bwd_s - p0.chunk[0].bwd_s,
+                         8 * slow_down * (ag.time_s + rs.time_s), 1e-9, 0);
+        } else {
+            assert_true(ag.time_s > 10 * cb);
+            assert_close(p1.chunk[0].fwd_s - p0.chunk[0].fwd_s, slow_down * cf, 1e-9, 0);
+        }
+        ts_step_plan_free(&p0);
+        ts_step_plan_free(&p1);
+    }
+}
+
 static void fsdp_without_backward_prefetch_queues_each_gather_behind_the_reduce_scatter(void **state)
 {
     (void)state;
@@ -1114,6 +1156,7 @@ int main(void)
         cmocka_unit_test(context_parallel_rings_across_nodes_pay_the_network),
         cmocka_unit_test(fsdp_with_one_unit_per_chunk_is_zero3_at_chunk_granularity),
         cmocka_unit_test(fsdp_units_hide_gathers_behind_compute_as_a_flow_shop),
+        cmocka_unit_test(fsdp_unit_compute_slows_by_the_contention_of_the_collectives_beside_it),
         cmocka_unit_test(fsdp_without_backward_prefetch_queues_each_gather_behind_the_reduce_scatter),
         cmocka_unit_test(hybrid_sharding_gathers_inside_the_group_and_all_reduces_across_replicas),
         cmocka_unit_test(task_count_is_computed_in_64_bits_and_bounded_before_allocation),

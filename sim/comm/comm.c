@@ -27,6 +27,23 @@ _Static_assert(TS_ALGO_COUNT == 6, "update ts_algo_names");
  * the tree's hwLat[NET][TREE][SIMPLE] 14 us. */
 #define NVLS_PASS_IN_UP_STEPS (25.0 / 3.4)
 #define NVLS_TREE_HOP_IN_OUT_STEPS (20.9 / 14.0)
+/* Ring steps across the network with several ranks per domain: NCCL's own latency model of
+ * a ring (2.30.7 src/graph/tuning.cc, ncclTunerConstantsDefaults and ncclTopoTuneModel,
+ * Simple protocol, the one NCCL runs for the multi-MiB buckets of training): a base latency
+ * baseLatencies[RING][SIMPLE] = 8.4 us per collective plus hwLatencies[NET][RING][SIMPLE] =
+ * 14 us per network step (interLat; the intra-node steps cost max(NVLink ring step, 3 x 1 us
+ * network post overhead), which the catalogue's fitted scale-up step already exceeds). The
+ * catalogue's scale_out.latency (75 us on InfiniBand) is the double binary tree's network
+ * step fitted on one measured 1 MiB all-reduce, where every hop is exposed in turn; NCCL's
+ * tuner prices that point at 65 us (LL128) to 120 us (Simple) where 376 us was measured,
+ * and no multi-node ring measurement is in the references, so the ring takes NCCL's model
+ * as published. With one
+ * rank per domain NCCL itself says the ring's latencies are fully exposed and prices them
+ * with the tree's network step (tuning.cc: "With ppn=1 latencies are fully exposed, use the
+ * Tree network latency"): there the fitted step stays. A fabric declared faster than NCCL's
+ * step keeps its own; the scale-up step is a floor. */
+#define NCCL_RING_BASE_S 8.4e-6
+#define NCCL_RING_NET_STEP_S 14e-6
 
 /* ---------------------------------------------------------------- placement */
 
@@ -305,7 +322,10 @@ bool ts_comm_collective_algo(const struct ts_system *sys, enum ts_coll coll,
         double k = ar ? 2.0 : 1.0;
         double frac = k * (n - 1) / n;
         double inter = k * (n_out - 1), steps = k * (n - 1);
-        c.latency_s = inter * a_max + (steps - inter) * a_up;
+        double a_net = n_in == 1 ? a_max : fmax(a_up, fmin(a_out, NCCL_RING_NET_STEP_S));
+        c.latency_s = inter * a_net + (steps - inter) * a_up;
+        if (n_out > 1)
+            c.latency_s += NCCL_RING_BASE_S;
         c.up_bytes = n_in > 1 ? frac * S : 0.0;
         c.out_bytes = n_out > 1 ? frac * S / n_in : 0.0;
         finish(&c, up_bw, out_bw, true);

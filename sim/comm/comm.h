@@ -21,9 +21,14 @@
  * all-reduce buffer, the all-gather output, the reduce-scatter input, the all-to-all buffer
  * of one rank, or the send/recv message.
  *   ring:          all-reduce 2(n-1) steps moving 2(n-1)/n S per GPU; RS/AG half of that.
- *                  The 2 (n_out - 1) steps that cross domains pay the scale-out latency, the
- *                  others the scale-up one (NCCL's tuning model); bandwidth is the
- *                  bottleneck of scale-up and n_in NIC shares.
+ *                  The 2 (n_out - 1) steps that cross domains pay a network step, the others
+ *                  the scale-up one (NCCL's tuning model). With n_in > 1 the network step is
+ *                  NCCL's published ring step, 14 us (Simple), capped by the scale-out
+ *                  latency and floored by the scale-up one, plus NCCL's 8.4 us ring base
+ *                  latency once; with one rank per domain the latencies are fully exposed and
+ *                  NCCL prices them with the tree's network step: the scale-out latency
+ *                  (NCCL 2.30.7 tuning.cc). Bandwidth is the bottleneck of scale-up and n_in
+ *                  NIC shares.
  *   tree:          all-reduce only, by double binary trees between domains and chains inside
  *                  (NCCL): latency 2 (ceil log2 n_out alpha_out + (n_in - 1) alpha_up); 2 S
  *                  per GPU over NVLink and 2 S / n_in through each NIC, pipelined.
@@ -57,7 +62,9 @@
  * the simulator. One alpha per level stands for the Simple protocol's step, fitted to
  * nccl-tests curves (hardware/README.md); NCCL's tuner constants (LL / LL128 / Simple base
  * and per-hop latencies) rank algorithms but under-predict measured times (8x A100 4 MiB:
- * ~100 GB/s by them against 72 GB/s measured), so they are used only as ratios (PAT, NVLS).
+ * ~100 GB/s by them against 72 GB/s measured), so they are used only as ratios (PAT, NVLS),
+ * except for ring steps across the network, which no measurement in the references covers:
+ * those take NCCL's absolute ring latency (the fitted 75 us is a tree hop at 1 MiB).
  * The fastest applicable algorithm is used, as NCCL's tuner does.
  */
 #ifndef TS_COMM_H

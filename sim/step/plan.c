@@ -287,6 +287,14 @@ static void z3_chunk(const struct ts_job *job, const struct ts_compute *c, struc
      * reduce-scatter (first chunk) last. */
     struct z3_unit uf = {layer_f * layers / n, ag.time_s, 0.0};
     struct z3_unit ub = {layer_b * layers / n, ag.time_s, rs.time_s};
+    /* Contention: each unit's compute runs beside the communication stream's work for it
+     * (the all-gather prefetched during it, in backward also the reduce-scatter of the unit
+     * before), whose kernels hold SMs and HBM bandwidth for their whole duration, latency
+     * included; the overlapped part slows by overlap_slowdown (Lee et al. 2025, arXiv
+     * 2507.03114), first order as for the bucketed reductions (the stream's timing is not
+     * re-solved). Off unless the profile sets comm_contention. */
+    uf.compute_s += plan->overlap_slowdown * fmin(uf.compute_s, uf.gather_s);
+    ub.compute_s += plan->overlap_slowdown * fmin(ub.compute_s, ub.gather_s + ub.scatter_s);
     double left_f, left_b;   /* a forward leaves nothing: its gathers end before their units */
     double fwd_extra_first = x->fwd_s - layers * layer_f;   /* embedding / output compute */
     double bwd_extra = x->bwd_s - layers * layer_b;

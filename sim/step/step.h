@@ -21,9 +21,10 @@
  * last backward and are reduced in order on the stage's data-parallel stream (overlapped
  * with the remaining backward work when dp_overlap; otherwise after the stage's last
  * backward; with plan.overlap_slowdown > 0 the backward they overlap runs slower by that
- * fraction of the overlapped time: communication-compute contention). ZeRO-3 all-gathers a chunk's
- * weights before each of its tasks (prefetched one task ahead) and reduce-scatters its
- * gradients after each backward. After its last backward and its gradient reduction a stage
+ * fraction of the overlapped time: communication-compute contention). ZeRO-3 / FSDP all-gathers
+ * a chunk's first unit before each of its tasks (prefetched one task ahead), the others inside
+ * the task as a flow shop (their compute slowed by overlap_slowdown beside the collectives),
+ * and reduce-scatters the gradients unit by unit. After its last backward and its gradient reduction a stage
  * runs the optimizer step and its tail (ZeRO parameter all-gather, tied-embedding
  * all-reduce). The iteration ends when the last stage finishes.
  *
@@ -87,7 +88,9 @@ struct ts_step_plan {
     bool dp_over_nic;               // data-parallel traffic crosses domains
     bool dp_overlap;                // reduce buckets during backward
     double overlap_slowdown;        // fractional slowdown of a backward task while the gradient
-                                    //   reduction overlaps it (comm/compute contention); 0 = none
+                                    //   reduction overlaps it, and of each ZeRO-3 / FSDP unit's
+                                    //   compute while its gathers / scatters run beside it
+                                    //   (comm/compute contention); 0 = none
     bool zero3;                     // per-task weight gathers / gradient scatters
     int capacity_p, capacity_v;     // allocated sizes
 };
