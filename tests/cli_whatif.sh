@@ -107,7 +107,8 @@ expect_in "$tmp/explain.flat" '{"key":"cost.gpu_hour.on_demand","value":3,"sourc
 expect_in "$tmp/explain.flat" '{"key":"parallel.tp","value":8,"source":"file"}' "explain: a file key"
 expect_in "$tmp/explain.flat" '{"key":"model.layers","value":96,"source":"cataloguemodels/gpt3-175b.json"}' "explain: a catalogue key"
 expect_in "$tmp/explain.flat" '{"key":"parallel.dp_overlap","value":true,"source":"softwareprofilemegatron-core"}' "explain: a software profile's switch"
-expect_in "$tmp/explain.flat" '{"key":"reliability.restart_overhead","value":600,"source":"default"}' "explain: a default"
+expect_in "$tmp/explain.flat" '{"key":"reliability.restart_overhead","value":0,"source":"default"}' "explain: a default"
+expect_in "$tmp/explain.flat" '{"key":"reliability.recovery","value":"defaultphases:crashdetectedatonce' "explain: the default recovery"
 expect_in "$tmp/explain.flat" '{"key":"parallel.dp","value":16,"source":"derived"}' "explain: dp derived (1024 / (8 x 8))"
 # The catalogue price is overridden by the --set, so the price file's 5.12 is not listed.
 grep -qF '"value":5.12' "$tmp/explain.flat" && fail "explain lists the price file's price under a --set"
@@ -115,7 +116,7 @@ grep -qF '"value":5.12' "$tmp/explain.flat" && fail "explain lists the price fil
 run plain run "$job" --format json
 tr -d '\n ' <"$tmp/plain.out" >"$tmp/plain.flat"
 expect_in "$tmp/plain.flat" '"defaults":[' "assumptions.defaults"
-expect_in "$tmp/plain.flat" '{"key":"reliability.restart_overhead","value":600,"source":"default"}' "assumptions.defaults names the key"
+expect_in "$tmp/plain.flat" '{"key":"reliability.restart_overhead","value":0,"source":"default"}' "assumptions.defaults names the key"
 run explain_table run "$job" --format table --explain
 expect_rc explain_table 0
 expect_in "$tmp/explain_table.out" "resolved inputs (key, value, where it came from):" "explain table"

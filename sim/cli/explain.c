@@ -332,6 +332,16 @@ static void reliability_defaults(struct explain *e, const struct ts_reliability 
     add_num(e, "reliability.checkpoint.node_read_bandwidth", c->node_read_bandwidth, "default");
     add_num(e, "reliability.checkpoint.keep", c->keep, "default");
     add_num(e, "reliability.restart_overhead", r->restart_overhead_s, "default");
+    if (r->recovery_mode == TS_RECOVERY_DEFAULT) {
+        const struct ts_recovery *rv = &r->mech.recovery;
+        snprintf(buf, sizeof buf,
+                 "default phases: crash detected at once, hang after the %g s watchdog, "
+                 "%s diagnosis and replacement (lognormal median %g s), queue %g s, start-up "
+                 "%g s + %g s per node, reload at the read bandwidth",
+                 rv->hang_timeout_s, rv->diagnose_preset, rv->diagnose_median_s, rv->queue_s,
+                 rv->startup_s, rv->startup_per_node_s);
+        add_str(e, "reliability.recovery", buf, "default");
+    }
     add_num(e, "reliability.spares", r->spares, "default");
     add_num(e, "reliability.repair_time", r->repair_time_s, "default");
     add_bool(e, "reliability.elastic", r->elastic, "default");

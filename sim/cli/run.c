@@ -161,6 +161,7 @@ int ts_cli_run(int argc, char **argv)
     }
     const char *not_report[] = {file, trace_path, run_trace_path, NULL};
     if (report && (rc = ts_cli_check_output("run", "--report", report, not_report))) {
+        ts_cli_whatif_free(&whatif);
         free(job);
         return rc;
     }
