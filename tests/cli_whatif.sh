@@ -245,6 +245,12 @@ run mg_sweep sweep "$small" --no-progress --emit megatron
 expect_rc mg_sweep 0
 check_megatron mg_sweep
 expect_in "$tmp/mg_sweep.out" "--micro-batch-size 4 --global-batch-size 512" "megatron args of the sweep's best"
+# An MoE job adds the expert-parallel sizes (Megatron-Core MoE parallel folding).
+run mg_moe run "$ROOT/configs/mixtral-8x7b-h100.json" --emit megatron --set parallel.ep=4
+expect_rc mg_moe 0
+check_megatron mg_moe
+expect_in "$tmp/mg_moe.out" "--expert-model-parallel-size 4 --expert-tensor-parallel-size 1" "MoE expert parallel sizes"
+grep -qF -- "--expert-model-parallel-size" "$tmp/mg.out" && fail "a dense job emits --expert-model-parallel-size"
 # The list is the argument set of a Megatron-LM release (its header cites it).
 expect_in "$names" "core_v0.19.0" "the Megatron-LM release the names come from"
 

@@ -87,6 +87,10 @@ void ts_cli_emit_megatron(const struct ts_job *job, struct ts_buf *b, FILE *note
     if (p->last_stage_layers)
         arg_int(b, "--decoder-last-pipeline-num-layers", p->last_stage_layers);
     arg_int(b, "--context-parallel-size", p->cp);
+    if (m->moe.experts > 0) {   /* Megatron-Core MoE parallel folding: EP and ETP of the experts */
+        arg_int(b, "--expert-model-parallel-size", p->ep > 0 ? p->ep : 1);
+        arg_int(b, "--expert-tensor-parallel-size", p->etp > 0 ? p->etp : 1);
+    }
     if (p->sequence_parallel && p->tp > 1)
         arg_flag(b, "--sequence-parallel");
     if (p->schedule == TS_SCHED_GPIPE && notes)
