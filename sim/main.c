@@ -17,6 +17,8 @@ static const struct ts_cli_command commands[] = {
      ts_cli_sweep, ts_cli_sweep_help},
     {"calibrate", "measure this host's GEMMs with OpenBLAS and write an accelerator file",
      ts_cli_calibrate, ts_cli_calibrate_help},
+    {"import", "translate a Hugging Face config.json into a trainsim model file",
+     ts_cli_import, ts_cli_import_help},
 };
 
 static void usage(FILE *f)

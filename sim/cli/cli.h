@@ -25,6 +25,8 @@ int ts_cli_sweep(int argc, char **argv);
 void ts_cli_sweep_help(FILE *f);
 int ts_cli_calibrate(int argc, char **argv);
 void ts_cli_calibrate_help(FILE *f);
+int ts_cli_import(int argc, char **argv);
+void ts_cli_import_help(FILE *f);
 
 /* Parse "--format X" values; prints an error and returns -1 if unknown. */
 int ts_cli_parse_format(const char *value, enum ts_format *out);
@@ -58,5 +60,9 @@ int ts_cli_check_output(const char *cmd, const char *opt, const char *path,
 /* A file named after another: path (or, with base_only, its last component) without a
  * trailing ".json", plus suffix. out is "" if it does not fit. */
 void ts_cli_derived_path(const char *path, bool base_only, const char *suffix, char *out, size_t n);
+
+/* Print the warnings met while reading inputs (ts_warning_add) on stderr, once, and forget
+ * them. */
+void ts_cli_print_warnings(void);
 
 #endif

@@ -62,6 +62,7 @@ static int load_job(const char *file, struct ts_job *job, struct ts_err *err)
     struct ts_jnode root = ts_jnode_root(doc, file);
     rc = ts_job_parse(&root, NULL, job, err);
     cJSON_Delete(doc);
+    ts_cli_print_warnings();
     return rc;
 }
 

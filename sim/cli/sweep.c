@@ -134,6 +134,7 @@ int ts_cli_sweep(int argc, char **argv)
     ts_err_clear(&err);
     struct ts_sweep *sw = ts_xmalloc(sizeof *sw);
     int rc = ts_sweep_load(file, sw, &err);
+    ts_cli_print_warnings();
     if (rc) {
         fprintf(stderr, "trainsim: %s\n", err.msg);
         free(sw);

@@ -741,6 +741,17 @@ enum ts_catalog {
 int ts_spec_resolve(enum ts_catalog cat, const char *ref, const char *from_file, char *out,
                     size_t n, struct ts_err *err);
 
+/* Resolve a file path like ts_spec_resolve does for paths (relative to the directory of
+ * `from_file` first, then to the working directory). Returns TS_OK or TS_ERR_INPUT. */
+int ts_spec_resolve_path(const char *ref, const char *from_file, char *out, size_t n);
+
+/* Hugging Face import (sim/spec/hf.c; mapping table in its header comment and README): the
+ * trainsim model document (a cJSON object the caller deletes) translated from the
+ * config.json at `path`. `warning` (n bytes, may be NULL) receives "" or one line naming
+ * the fields that are not modelled. A model reference "hf:PATH" or {"hf": PATH, KEY:
+ * override, ...} loads a model this way. */
+int ts_hf_model_doc(const char *path, cJSON **out, char *warning, size_t n, struct ts_err *err);
+
 /* ---------------------------------------------------------------- parsers */
 
 /* Parse from a JSON node (object). Each validates the whole object. */
