@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "spec/spec.h"
 #include "spec/spec_internal.h"
@@ -16,10 +17,57 @@ static const char *const cat_what[TS_CAT_COUNT] = {"model", "accelerator", "syst
                                                    "price", "software profile",
                                                    "attention kernel"};
 
+/* Whether dir holds a catalogue (its models/ directory). */
+static bool is_catalogue(const char *dir)
+{
+    char p[4096];
+    struct stat st;
+    int w = snprintf(p, sizeof p, "%s/models", dir);
+    return w > 0 && (size_t)w < sizeof p && stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* The catalogue of an installed binary: PREFIX/share/trainsim when the running executable is
+ * PREFIX/bin/trainsim (found from /proc/self/exe), else "". */
+static void beside_binary(char *out, size_t n)
+{
+    out[0] = '\0';
+    char exe[4096];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    if (len <= 0)
+        return;
+    exe[len] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (!slash)
+        return;
+    *slash = '\0';                                  /* the binary's directory */
+    size_t dl = strlen(exe), bl = strlen(TS_INSTALL_BINDIR);
+    if (dl <= bl || strcmp(exe + dl - bl, TS_INSTALL_BINDIR) != 0 || exe[dl - bl - 1] != '/')
+        return;
+    exe[dl - bl - 1] = '\0';                        /* the prefix */
+    int w = snprintf(out, n, "%s/%s", exe, TS_INSTALL_DATADIR);
+    if (w < 0 || (size_t)w >= n || !is_catalogue(out))
+        out[0] = '\0';
+}
+
 const char *ts_spec_home(void)
 {
     const char *h = getenv("TRAINSIM_HOME");
-    return h && h[0] ? h : TS_SOURCE_DIR;
+    if (h && h[0])
+        return h;
+    static char home[4096];
+    static int found;   /* 0 not yet looked, 1 looked */
+#pragma omp critical(ts_spec_home)
+    if (!found) {
+        beside_binary(home, sizeof home);
+        if (!home[0]) {
+            if (is_catalogue(TS_SOURCE_DIR) || !is_catalogue(TS_INSTALL_PREFIX "/" TS_INSTALL_DATADIR))
+                snprintf(home, sizeof home, "%s", TS_SOURCE_DIR);
+            else
+                snprintf(home, sizeof home, "%s", TS_INSTALL_PREFIX "/" TS_INSTALL_DATADIR);
+        }
+        found = 1;
+    }
+    return home;
 }
 
 /* Whether something is at `path`. Not only regular files: a directory, a FIFO or a device

@@ -724,7 +724,10 @@ struct ts_job {
 
 /* ---------------------------------------------------------------- resolution */
 
-/* Catalogue root: $TRAINSIM_HOME, else the source directory compiled in. */
+/* Catalogue root, searched in this order: $TRAINSIM_HOME; PREFIX/share/trainsim when the
+ * running binary is an installed PREFIX/bin/trainsim; the source tree the binary was built
+ * from; the configured install prefix's share/trainsim (a library used after the source tree
+ * was removed). Looked up once per process. */
 const char *ts_spec_home(void);
 
 /* Kind of catalogue entry a name resolves under. */
