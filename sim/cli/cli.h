@@ -25,6 +25,9 @@ int ts_cli_sweep(int argc, char **argv);
 void ts_cli_sweep_help(FILE *f);
 int ts_cli_calibrate(int argc, char **argv);
 void ts_cli_calibrate_help(FILE *f);
+/* calibrate --nccl-tests / --gemm-csv (sim/cli/calibrate_files.c). */
+bool ts_cli_calibrate_is_files(int argc, char **argv);
+int ts_cli_calibrate_files(int argc, char **argv);
 int ts_cli_import(int argc, char **argv);
 void ts_cli_import_help(FILE *f);
 int ts_cli_list(int argc, char **argv);

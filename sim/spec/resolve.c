@@ -98,6 +98,11 @@ static bool valid_name(const char *ref)
     return ref[0] != '.';
 }
 
+bool ts_spec_name_valid(const char *name)
+{
+    return valid_name(name);
+}
+
 /* List up to a few catalogue names into buf, for "not found" messages. */
 static void list_names(const char *dir, char *buf, size_t n)
 {

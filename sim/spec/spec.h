@@ -746,6 +746,9 @@ int ts_spec_resolve(enum ts_catalog cat, const char *ref, const char *from_file,
 
 /* Resolve a file path like ts_spec_resolve does for paths (relative to the directory of
  * `from_file` first, then to the working directory). Returns TS_OK or TS_ERR_INPUT. */
+/* Whether `name` is a catalogue name: letters, digits, '-', '_', '.', not starting with '.'. */
+bool ts_spec_name_valid(const char *name);
+
 int ts_spec_resolve_path(const char *ref, const char *from_file, char *out, size_t n);
 
 /* Hugging Face import (sim/spec/hf.c; mapping table in its header comment and README): the
