@@ -22,6 +22,7 @@ static const struct ts_cli_command commands[] = {
     {"list", "list the catalogue: models, accelerators, systems, software, prices",
      ts_cli_list, ts_cli_list_help},
     {"show", "one catalogue entry with its source", ts_cli_show, ts_cli_list_help},
+    {"new", "write a minimal system file for your own cluster", ts_cli_new, ts_cli_new_help},
 };
 
 static void usage(FILE *f)

@@ -33,6 +33,8 @@ void ts_cli_import_help(FILE *f);
 int ts_cli_list(int argc, char **argv);
 int ts_cli_show(int argc, char **argv);
 void ts_cli_list_help(FILE *f);
+int ts_cli_new(int argc, char **argv);
+void ts_cli_new_help(FILE *f);
 
 /* Parse "--format X" values; prints an error and returns -1 if unknown. */
 int ts_cli_parse_format(const char *value, enum ts_format *out);

@@ -250,6 +250,9 @@ struct ts_accel {
                                                 //   kernels then run at the flash_attention
                                                 //   figures and fa3 is refused
     bool generation_given;                      // the file stated its generation
+    bool gemm_derived;                          // no gemm_efficiency in the file: the curve is
+                                                //   derived from the peak and its class's
+                                                //   achievable fraction (unvalidated)
     double overlap_slowdown;                    // fractional slowdown of compute while an
                                                 //   overlapped collective runs beside it (SMs
                                                 //   and HBM taken by the collective); default 0
