@@ -38,50 +38,6 @@ static int precision_of(const char *s)
     return -1;
 }
 
-/* Split one CSV record (no embedded line breaks) into fields, unquoting "..." fields. */
-static int split_csv(char *line, char **f, int max)
-{
-    int n = 0;
-    char *p = line;
-    while (n < max) {
-        while (*p == ' ' || *p == '\t')
-            p++;
-        if (*p == '"') {
-            char *w = ++p;
-            f[n++] = w;
-            while (*p) {
-                if (p[0] == '"' && p[1] == '"') {
-                    *w++ = '"';
-                    p += 2;
-                } else if (*p == '"') {
-                    p++;
-                    break;
-                } else {
-                    *w++ = *p++;
-                }
-            }
-            *w = '\0';
-            while (*p && *p != ',')
-                p++;
-        } else {
-            f[n++] = p;
-            while (*p && *p != ',')
-                p++;
-        }
-        char *end = p;
-        if (*p == ',')
-            *p++ = '\0';
-        else
-            p = NULL;
-        /* trim trailing blanks of an unquoted field */
-        while (end > f[n - 1] && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r'))
-            *--end = '\0';
-        if (!p)
-            break;
-    }
-    return n;
-}
-
 static bool num(const char *s, double *out)
 {
     char *e;
@@ -123,7 +79,7 @@ int ts_gemmcsv_parse(const char *text, size_t len, const char *file, const struc
         if (*p == '\0' || *p == '\r' || *p == '#')
             continue;
         char *f[32];
-        int nf = split_csv(p, f, 32);
+        int nf = ts_csv_split(p, f, 32);
         if (!header) {
             for (int i = 0; i < nf; i++)
                 for (int c = 0; c < COL_COUNT; c++)

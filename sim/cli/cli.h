@@ -30,6 +30,8 @@ bool ts_cli_calibrate_is_files(int argc, char **argv);
 int ts_cli_calibrate_files(int argc, char **argv);
 int ts_cli_import(int argc, char **argv);
 void ts_cli_import_help(FILE *f);
+/* import skypilot (sim/cli/import_skypilot.c): argv after the file name. */
+int ts_cli_import_skypilot(const char *file, int argc, char **argv);
 int ts_cli_list(int argc, char **argv);
 int ts_cli_show(int argc, char **argv);
 void ts_cli_list_help(FILE *f);

@@ -12,6 +12,8 @@ void ts_cli_import_help(FILE *f)
 {
     fprintf(f,
             "usage: trainsim import hf CONFIG.json [--out FILE]\n"
+            "       trainsim import skypilot vms.csv [--instance TYPE [--region R] [--name NAME]\n"
+            "                                [--date DATE] [--out FILE]]\n"
             "\n"
             "Translate a Hugging Face config.json (as shipped on the Hub) into a trainsim model\n"
             "file: layers, widths, heads, GQA, head_dim, gated or plain MLP, vocabulary, tied\n"
@@ -29,8 +31,17 @@ void ts_cli_import_help(FILE *f)
             "options:\n"
             "  --out FILE   write the model file there (atomically) instead of standard output\n"
             "\n"
-            "example:\n"
-            "  trainsim import hf tests/data/hf/qwen3-8b.json --out models/qwen3-8b.json\n");
+            "skypilot: read a SkyPilot catalogue file (skypilot-org/skypilot-catalog,\n"
+            "catalogs/vN/CLOUD/vms.csv). Without --instance it lists the GPU instance types with\n"
+            "the cheapest on-demand and spot price per GPU-hour; with --instance it writes a price\n"
+            "file for configs/prices: gpu_hour.on_demand = Price / AcceleratorCount in --region\n"
+            "(else the cheapest region), gpu_hour.spot from the cheapest zone's SpotPrice. The\n"
+            "catalogue states no date: --date gives it, else the price file says the import day.\n"
+            "\n"
+            "examples:\n"
+            "  trainsim import hf tests/data/hf/qwen3-8b.json --out models/qwen3-8b.json\n"
+            "  trainsim import skypilot vms.csv --instance gpu_8x_h100_sxm5 --region us-east-1 \\\n"
+            "      --date 2026-11 --out configs/prices/lambda-h100-2026-11.json\n");
 }
 
 /* cJSON's formatted print indents with tabs and puts a tab after each colon; model files in
@@ -51,6 +62,13 @@ static void untab(const char *in, struct ts_buf *out)
 
 int ts_cli_import(int argc, char **argv)
 {
+    if (argc >= 2 && strcmp(argv[1], "skypilot") == 0) {
+        if (argc < 3 || argv[2][0] == '-') {
+            fprintf(stderr, "trainsim import skypilot: name the catalogue file (vms.csv)\n");
+            return TS_ERR_INPUT;
+        }
+        return ts_cli_import_skypilot(argv[2], argc - 3, argv + 3);
+    }
     const char *kind = NULL, *file = NULL, *out_path = NULL;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -71,8 +89,10 @@ int ts_cli_import(int argc, char **argv)
         }
     }
     if (!kind || strcmp(kind, "hf") != 0) {
-        fprintf(stderr, "trainsim import: %s (usage: trainsim import hf CONFIG.json [--out FILE])\n",
-                kind ? "the only format is \"hf\" (a Hugging Face config.json)"
+        fprintf(stderr, "trainsim import: %s (usage: trainsim import hf CONFIG.json [--out FILE] | "
+                        "trainsim import skypilot vms.csv [--instance TYPE ...])\n",
+                kind ? "the formats are \"hf\" (a Hugging Face config.json) and \"skypilot\" "
+                       "(a SkyPilot catalogue vms.csv)"
                      : "say what to import");
         return TS_ERR_INPUT;
     }

@@ -624,3 +624,49 @@ void ts_warning_clear(void)
         warnings_n = 0;
     }
 }
+
+/* ---------------------------------------------------------------- CSV */
+
+int ts_csv_split(char *line, char **f, int max)
+{
+    int n = 0;
+    char *p = line;
+    while (n < max) {
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (*p == '"') {
+            char *w = ++p;
+            f[n++] = w;
+            while (*p) {
+                if (p[0] == '"' && p[1] == '"') {
+                    *w++ = '"';
+                    p += 2;
+                } else if (*p == '"') {
+                    p++;
+                    break;
+                } else {
+                    *w++ = *p++;
+                }
+            }
+            *w = '\0';
+            while (*p && *p != ',')
+                p++;
+        } else {
+            f[n++] = p;
+            while (*p && *p != ',')
+                p++;
+        }
+        char *end = p;
+        if (*p == ',')
+            *p++ = '\0';
+        else
+            p = NULL;
+        /* trim trailing blanks of an unquoted field */
+        while (end > f[n - 1] && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r'))
+            *--end = '\0';
+        if (!p)
+            break;
+    }
+    return n;
+}
+

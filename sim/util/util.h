@@ -328,6 +328,11 @@ int ts_warning_count(void);
 const char *ts_warning_get(int i);   // i in [0, count); valid until ts_warning_clear
 void ts_warning_clear(void);
 
+/* Split one CSV record (RFC 4180 quoting; no line break inside a field) into at most `max`
+ * fields, in place: quoted fields are unquoted ("" -> "), blanks around unquoted fields
+ * trimmed. Returns the number of fields. */
+int ts_csv_split(char *line, char **fields, int max);
+
 /* Monotonic wall clock in seconds (for elapsed-time reports only, never in results). */
 double ts_time_now(void);
 
