@@ -122,7 +122,8 @@ static int list_dir(const char *dir, char ***out)
         n++;
     }
     closedir(d);
-    qsort(names, (size_t)n, sizeof *names, cmp_names);
+    if (n > 1)
+        qsort(names, (size_t)n, sizeof *names, cmp_names);
     *out = names;
     return n;
 }

@@ -687,6 +687,16 @@ struct ts_cost_config {
     double ops_hours_per_incident;  // human hours per failure or preemption handled
     double ops_hours_per_restart;   // extra human hours per restart that needs a person
     double ops_hourly_rate;         // USD per human hour
+    /* committed capacity (cost.commitment): a term paid whether used or not */
+    bool commit;                    // a commitment is given (pricing is then "reserved")
+    double commit_term_s;           // its length: 1 or 3 years, or a capacity block of N days
+    double commit_gpus;             // GPUs committed; 0 = the job's GPUs
+    double commit_nodes;            // or nodes committed (x gpus_per_node); 0 = not given
+    double commit_gpu_hour;         // USD per committed GPU-hour; NAN = gpu_hour.reserved
+    double commit_upfront;          // USD paid once at signing
+    double commit_other_use;        // fraction of the committed price recovered by other work
+                                    //   on the committed GPUs the run leaves idle; default 0
+    enum ts_pricing burst_pricing;  // GPUs beyond the commitment, and time after its term
 };
 
 /* Whether the config prices `pricing` (by gpu_hour or node_hour; a price of 0 counts). */
