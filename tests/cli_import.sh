@@ -133,7 +133,7 @@ run nokind import
 expect_rc nokind 2
 run wrongkind import onnx "$HF/qwen3-8b.json"
 expect_rc wrongkind 2
-expect_in "$tmp/wrongkind.err" 'the only format is "hf"' "wrong kind"
+expect_in "$tmp/wrongkind.err" 'the formats are "hf"' "wrong kind"
 run samefile import hf "$HF/qwen3-8b.json" --out "$HF/qwen3-8b.json"
 expect_rc samefile 2
 

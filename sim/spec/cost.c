@@ -146,7 +146,7 @@ bool ts_cost_config_has_price(const struct ts_cost_config *c, enum ts_pricing pr
     "pricing", "gpu_hour", "node_hour", "spare_pricing", "fixed_per_hour", "budget", "storage", \
         "network", "data", "monitoring", "operations"
 
-static const char *const cost_keys[] = {"prices", "commitment", COST_COMMON_KEYS, NULL};
+static const char *const cost_keys[] = {"prices", COST_COMMON_KEYS, "commitment", NULL};
 static const char *const commitment_keys[] = {"term", "gpus", "nodes", "gpu_hour", "upfront",
                                               "other_use_value", "burst_pricing", NULL};
 static const char *const price_file_keys[] = {"name", "description", "date", "source",
