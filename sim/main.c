@@ -21,6 +21,12 @@ static const struct ts_cli_command commands[] = {
      ts_cli_sensitivity, ts_cli_sensitivity_help},
     {"calibrate", "measure this host's GEMMs with OpenBLAS and write an accelerator file",
      ts_cli_calibrate, ts_cli_calibrate_help},
+    {"import", "translate a Hugging Face config.json into a trainsim model file",
+     ts_cli_import, ts_cli_import_help},
+    {"list", "list the catalogue: models, accelerators, systems, software, prices",
+     ts_cli_list, ts_cli_list_help},
+    {"show", "one catalogue entry with its source", ts_cli_show, ts_cli_list_help},
+    {"new", "write a minimal system file for your own cluster", ts_cli_new, ts_cli_new_help},
 };
 
 static void usage(FILE *f)

@@ -23,6 +23,10 @@ void ts_cli_calibrate_help(FILE *f)
             "                          [--seconds S] [--threads N] [--max-dim N]\n"
             "                          [--format table|json]\n"
             "       trainsim calibrate --accel FILE --model NAME [--tp N] [--microbatch N] [--seq N]\n"
+            "       trainsim calibrate --nccl-tests [KIND:]FILE... --system NAME [--out FILE]\n"
+            "                          [--name NAME] [--format table|json]\n"
+            "       trainsim calibrate --gemm-csv FILE --accelerator NAME [--precision P]\n"
+            "                          [--out FILE] [--name NAME] [--format table|json]\n"
             "\n"
             "Measure this host: single-precision GEMMs through OpenBLAS over a grid of shapes\n"
             "(square 64..4096, skinny, and the GEMMs of one layer of --model), the memory\n"
@@ -58,6 +62,20 @@ void ts_cli_calibrate_help(FILE *f)
             "  --format F          report format: table or json. The report goes to stdout when\n"
             "                      --out or --accel is given, else to stderr (stdout holds the file)\n"
             "\n"
+            );
+    fprintf(f,
+            "From measurements you already have:\n"
+            "  --nccl-tests FILE...  nccl-tests output (all_reduce_perf, all_gather_perf,\n"
+            "                      reduce_scatter_perf, alltoall_perf, sendrecv_perf; one or many\n"
+            "                      nodes), KIND:FILE when the name does not say which; fits the\n"
+            "                      efficiency and latency of the level each table exercises\n"
+            "                      (scale-up for one node, scale-out across nodes) through\n"
+            "                      trainsim's collective model, starting from --system, and\n"
+            "                      writes that system file with the fitted values\n"
+            "  --gemm-csv FILE     a measured GEMM table (columns m, n, k, dtype, and time_s,\n"
+            "                      time_ms, time_us or tflops) into --accelerator's GEMM curve\n"
+            "  --precision P       the dtype of a CSV without a dtype column (bf16, fp16, fp8, fp32)\n"
+            "\n"
             "Progress goes to stderr. OpenBLAS picks its kernels when it loads: if it does not\n"
             "recognise the CPU it falls back to slow generic ones (calibrate warns); set\n"
             "OPENBLAS_CORETYPE (e.g. Haswell, SkylakeX) to override. Timings are noise unless\n"
@@ -68,7 +86,10 @@ void ts_cli_calibrate_help(FILE *f)
             "  trainsim calibrate --model gpt2-124m --seconds 30 --out host.json --format json\n"
             "  trainsim calibrate --accel host.json --model gpt2-124m --microbatch 2\n"
             "  trainsim calibrate --threads 1 --max-dim 1024 --seconds 5 > host-1t.json\n"
-            "  then, in a job: \"system\": \"host-system.json\", \"gpus\": 1, \"precision\": \"fp32\"\n");
+            "  then, in a job: \"system\": \"host-system.json\", \"gpus\": 1, \"precision\": \"fp32\"\n"
+            "  trainsim calibrate --nccl-tests all_reduce_perf.txt all_gather_perf.txt \\\n"
+            "      --system dgx-h100 --name my-cluster --out my-cluster.json\n"
+            "  trainsim calibrate --gemm-csv gemms.csv --accelerator h100-sxm --out h100-mine.json\n");
 }
 
 /* ---------------------------------------------------------------- options */
@@ -401,6 +422,8 @@ static int write_files(const struct ts_calibrate_result *r, const char *name,
 
 int ts_cli_calibrate(int argc, char **argv)
 {
+    if (ts_cli_calibrate_is_files(argc, argv))
+        return ts_cli_calibrate_files(argc, argv);
     struct options o;
     if (parse_options(argc, argv, &o))
         return TS_ERR_INPUT;

@@ -145,3 +145,11 @@ void ts_cli_derived_path(const char *path, bool base_only, const char *suffix, c
     if (w < 0 || (size_t)w >= n)
         out[0] = '\0';
 }
+
+void ts_cli_print_warnings(void)
+{
+    int n = ts_warning_count();
+    for (int i = 0; i < n; i++)
+        fprintf(stderr, "trainsim: warning: %s\n", ts_warning_get(i));
+    ts_warning_clear();
+}

@@ -42,6 +42,18 @@ struct ts_job;
 int ts_cli_report_answer(const char *path, const char *command, const char *file,
                          const struct ts_job *job, const cJSON *result,
                          const struct ts_sensitivity *sens);
+/* calibrate --nccl-tests / --gemm-csv (sim/cli/calibrate_files.c). */
+bool ts_cli_calibrate_is_files(int argc, char **argv);
+int ts_cli_calibrate_files(int argc, char **argv);
+int ts_cli_import(int argc, char **argv);
+void ts_cli_import_help(FILE *f);
+/* import skypilot (sim/cli/import_skypilot.c): argv after the file name. */
+int ts_cli_import_skypilot(const char *file, int argc, char **argv);
+int ts_cli_list(int argc, char **argv);
+int ts_cli_show(int argc, char **argv);
+void ts_cli_list_help(FILE *f);
+int ts_cli_new(int argc, char **argv);
+void ts_cli_new_help(FILE *f);
 
 /* Parse "--format X" values; prints an error and returns -1 if unknown. */
 int ts_cli_parse_format(const char *value, enum ts_format *out);
@@ -180,5 +192,8 @@ void ts_cli_compare_help(FILE *f);
 /* Send what ts_cli_emit would write to standard output into b instead (NULL: stdout again).
  * For compare, which runs `run` on each job. */
 void ts_cli_capture_stdout(struct ts_buf *b);
+/* Print the warnings met while reading inputs (ts_warning_add) on stderr, once, and forget
+ * them. */
+void ts_cli_print_warnings(void);
 
 #endif

@@ -138,6 +138,7 @@ int ts_cli_run(int argc, char **argv)
     ts_err_clear(&err);
     struct ts_job *job = ts_xmalloc(sizeof *job);
     int rc = ts_cli_run_load(&whatif, file, job, &err);
+    ts_cli_print_warnings();
     if (rc) {
         fprintf(stderr, "trainsim: %s\n", err.msg);
         ts_cli_whatif_free(&whatif);

@@ -237,6 +237,7 @@ int ts_cli_sweep(int argc, char **argv)
         rc = ts_err_set(&err, TS_ERR_INPUT, "%s: %s takes a sweep of one combination without "
                         "--explain or --emit (run those separately)", file,
                         sensitivity ? "--sensitivity" : "--report");
+    ts_cli_print_warnings();
     if (rc) {
         fprintf(stderr, "trainsim: %s\n", err.msg);
         ts_cli_whatif_free(&whatif);

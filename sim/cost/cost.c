@@ -22,6 +22,13 @@
  *   operations          incidents x (hours_per_incident + hours_per_restart) x hourly_rate,
  *                       incidents = failures + preemptions (each one restarts the job)
  *
+ * With a commitment of C GPUs for a term T at price p (cost.commitment), the term is paid
+ * whether used or not: C x T x p + upfront. The run uses u = min(gpus, C) of them for
+ * min(W, T); what it leaves idle, C T - u min(W, T) GPU-hours, is the commitment_unused
+ * category at p x (1 - other_use_value) (other work recovers the rest), and compute is the
+ * used part u min(W, T) p + upfront plus the burst at burst_pricing: (gpus - u) x W for GPUs
+ * beyond the commitment and u x max(0, W - T) for the time past its term.
+ *
  * with log bytes = bytes_per_step_per_node x nodes x steps, and inter-node bytes = the
  * iteration's NIC bytes of one pipeline (one GPU per stage) x tp x cp x dp pipelines x steps.
  * A GB is 2^30 bytes and a month 730 hours (sim/spec/cost.c says why).
@@ -48,9 +55,9 @@
 
 const char *const ts_cost_category_names[TS_COST_COUNT] = {
     "compute", "spares", "fixed", "storage_checkpoints", "storage_dataset", "storage_logs",
-    "network", "data_pipeline", "monitoring", "operations",
+    "network", "data_pipeline", "monitoring", "operations", "commitment_unused",
 };
-_Static_assert(TS_COST_COUNT == 10, "update ts_cost_category_names");
+_Static_assert(TS_COST_COUNT == 11, "update ts_cost_category_names");
 
 const char *const ts_gpuh_names[TS_GPUH_COUNT] = {
     "productive", "pipeline_bubble", "exposed_comm", "data_stall", "straggler_wait", "checkpoint",
@@ -102,6 +109,9 @@ struct bill_ctx {
     const struct ts_cost_config *c;
     double gpus, nodes, spare_gpus, spare_nodes;
     double price_job, price_spare;          // USD per GPU-hour
+    bool commit;                            // a commitment (cost.commitment)
+    double commit_gpus, commit_term_h, commit_price, commit_upfront, commit_other_use,
+        price_burst;
     double loader_hosts;
     double nic_bytes_per_step;              // inter-node bytes of one step, whole job
     double incidents;                       // failures + preemptions per run (mean)
@@ -155,7 +165,17 @@ static void bill(const struct bill_ctx *x, double wall_s, double steps, double o
     const struct ts_cost_config *c = x->c;
     double hours = wall_s / HOUR_S;
     double log_gb = c->log_bytes_per_step_node * x->nodes * steps / GB_BYTES;
-    out[TS_COST_COMPUTE] = x->gpus * hours * x->price_job;
+    if (x->commit) {
+        double used = fmin(x->gpus, x->commit_gpus), covered_h = fmin(hours, x->commit_term_h);
+        double idle_gpu_h = x->commit_gpus * x->commit_term_h - used * covered_h;
+        double burst_gpu_h = (x->gpus - used) * hours + used * fmax(0.0, hours - x->commit_term_h);
+        out[TS_COST_COMPUTE] = used * covered_h * x->commit_price + x->commit_upfront +
+                               burst_gpu_h * x->price_burst;
+        out[TS_COST_COMMITMENT_UNUSED] = idle_gpu_h * x->commit_price * (1.0 - x->commit_other_use);
+    } else {
+        out[TS_COST_COMPUTE] = x->gpus * hours * x->price_job;
+        out[TS_COST_COMMITMENT_UNUSED] = 0.0;
+    }
     out[TS_COST_SPARES] = x->spare_gpus * hours * x->price_spare;
     out[TS_COST_FIXED] = c->fixed_per_hour * hours;
     out[TS_COST_STORAGE_CHECKPOINTS] = checkpoint_storage_usd(x, wall_s);
@@ -291,12 +311,28 @@ int ts_cost_compute(const struct ts_cost_input *in, struct ts_cost_result *out, 
     x.spare_gpus = (double)spare_nodes * gpn;
     x.price_job = ts_cost_gpu_hour_price(job, c->pricing);
     x.price_spare = ts_cost_gpu_hour_price(job, c->spare_pricing);
+    if (c->commit && !isnan(c->commit_gpu_hour))
+        x.price_job = c->commit_gpu_hour;
     if (isnan(x.price_job))
         return missing_price("\"pricing\":", c->pricing, err);
     if (spare_nodes > 0 && isnan(x.price_spare))
         return missing_price("the hot spares' \"spare_pricing\":", c->spare_pricing, err);
     if (isnan(x.price_spare))
         x.price_spare = 0.0;    // no spares: their pricing needs no price
+    if (c->commit) {
+        x.commit = true;
+        x.commit_gpus = c->commit_gpus > 0   ? c->commit_gpus
+                        : c->commit_nodes > 0 ? c->commit_nodes * gpn
+                                              : (double)job->gpus;
+        x.commit_term_h = c->commit_term_s / HOUR_S;
+        x.commit_price = !isnan(c->commit_gpu_hour) ? c->commit_gpu_hour : x.price_job;
+        x.commit_upfront = c->commit_upfront;
+        x.commit_other_use = c->commit_other_use;
+        x.price_burst = ts_cost_gpu_hour_price(job, c->burst_pricing);
+        x.price_job = x.commit_price;   /* what a used GPU-hour costs (attribution) */
+        if (isnan(x.price_burst))
+            x.price_burst = -1.0;       /* checked once the run's length is known */
+    }
 
     /* Loader hosts: as many as asked, or as many as the GPUs' token rate needs. */
     if (c->data_bytes_per_token > 0.0 && c->loader_bytes_per_s > 0.0) {
@@ -335,6 +371,16 @@ int ts_cost_compute(const struct ts_cost_input *in, struct ts_cost_result *out, 
     }
     TS_ASSERT(wall_s > 0.0, "cost: wall time %g s", wall_s);
 
+    if (x.commit && x.price_burst < 0.0) {
+        bool needs = (double)job->gpus > x.commit_gpus || wall_s > c->commit_term_s ||
+                     (run && run->p90_s > c->commit_term_s);
+        for (int r = 0; run && in->wall_samples && r < in->n_samples; r++)
+            needs |= in->wall_samples[r] > c->commit_term_s;
+        if (needs)
+            return missing_price("the commitment's \"burst_pricing\" (GPUs beyond it or time "
+                                 "past its term):", c->burst_pricing, err);
+        x.price_burst = 0.0;
+    }
     bill(&x, wall_s, steps, out->breakdown_usd);
     out->total_usd = sum_in_order(out->breakdown_usd, TS_COST_COUNT);
     out->per_million_tokens_usd = tokens > 0.0 ? out->total_usd / (tokens / 1e6) : 0.0;

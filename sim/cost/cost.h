@@ -15,6 +15,8 @@
  *   data_pipeline      loader hosts
  *   monitoring         per-node-hour agents and log ingestion
  *   operations         human hours per incident (failure, preemption) and per restart
+ *   commitment_unused  committed GPU-hours of a cost.commitment the run left idle (the term
+ *                      is paid whether used or not), net of their other_use_value
  *
  * Attribution (`gpu_hours`): the GPU-hours billed (job nodes + hot spares) split into
  * productive compute, pipeline bubble, exposed communication, data-loader stall, checkpoint
@@ -46,6 +48,7 @@ enum ts_cost_category {
     TS_COST_DATA_PIPELINE,
     TS_COST_MONITORING,
     TS_COST_OPERATIONS,
+    TS_COST_COMMITMENT_UNUSED,
     TS_COST_COUNT
 };
 extern const char *const ts_cost_category_names[TS_COST_COUNT];  // "compute", "spares", ...

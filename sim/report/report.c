@@ -536,6 +536,9 @@ static cJSON *validation_json(const struct ts_job *job, const struct ts_iteratio
     cJSON_AddStringToObject(o, "device", job->system.accel.name);
     cJSON_AddStringToObject(o, "generation", ts_generation_names[job->system.accel.generation]);
     cJSON_AddBoolToObject(o, "generation_stated", job->system.accel.generation_given);
+    cJSON_AddStringToObject(o, "gemm_curve", job->system.accel.gemm_derived
+                                                 ? "derived from peak (unvalidated)"
+                                                 : "measured");
     cJSON_AddBoolToObject(o, "validated", v.band != NULL);
     if (v.band) {
         cJSON *b = cJSON_AddObjectToObject(o, "residual_band");
@@ -569,6 +572,10 @@ void ts_report_validation_text(const struct ts_job *job, const struct ts_iterati
     if (!job->system.accel.generation_given)
         ts_buf_printf(o, "    warning: %s states no \"generation\"; attention kernels run at its "
                       "flash_attention figures\n", dev);
+    if (job->system.accel.gemm_derived)
+        ts_buf_printf(o, "    warning: %s has no measured GEMM curve; it is derived from its peak "
+                      "and its class's achievable fraction (unvalidated: calibrate --gemm-csv)\n",
+                      dev);
     if (v.implausible)
         ts_buf_printf(o, "    warning: MFU %.1f%% is above the highest published for %s on %s "
                       "(%.1f%%, %s)\n", 100 * it->mfu, job->software.name, dev, 100 * v.mfu->mfu,

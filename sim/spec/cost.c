@@ -146,7 +146,9 @@ bool ts_cost_config_has_price(const struct ts_cost_config *c, enum ts_pricing pr
     "pricing", "gpu_hour", "node_hour", "spare_pricing", "fixed_per_hour", "budget", "storage", \
         "network", "data", "monitoring", "operations"
 
-static const char *const cost_keys[] = {"prices", COST_COMMON_KEYS, NULL};
+static const char *const cost_keys[] = {"prices", COST_COMMON_KEYS, "commitment", NULL};
+static const char *const commitment_keys[] = {"term", "gpus", "nodes", "gpu_hour", "upfront",
+                                              "other_use_value", "burst_pricing", NULL};
 static const char *const price_file_keys[] = {"name", "description", "date", "source",
                                               COST_COMMON_KEYS, NULL};
 static const char *const storage_keys[] = {"price_gb_month", "tier_after", "dataset",
@@ -439,6 +441,53 @@ static int load_price_file(const struct ts_jnode *ref, struct ts_cost_config *c,
     return TS_OK;
 }
 
+/* ---------------------------------------------------------------- commitments */
+
+/* "commitment": {"term": "1 y" | "3 y" | "14 d", "gpus": N | "nodes": N, "gpu_hour": USD,
+ * "upfront": USD, "other_use_value": 0..1, "burst_pricing": "on_demand" | "spot"}: reserved
+ * capacity as it is sold (a 1- or 3-year reservation, or a capacity block of N days) billed
+ * for its whole term whether the run uses it or not; GPUs beyond it, and time past its term,
+ * are bought at burst_pricing (the "buy plan": a reserved base with on-demand burst). */
+static int parse_commitment(const struct ts_jnode *node, struct ts_cost_config *c,
+                            struct ts_err *err)
+{
+    int rc;
+    if ((rc = ts_jnode_check_keys(node, commitment_keys, err)))
+        return rc;
+    c->commit = true;
+    c->commit_gpu_hour = NAN;
+    c->burst_pricing = TS_PRICING_ON_DEMAND;
+    int burst = (int)c->burst_pricing;
+    if ((rc = ts_jnode_get_quantity(node, "term", TS_REQUIRED, TS_DIM_SECONDS, 3600.0,
+                                    10 * 31557600.0, &c->commit_term_s, err)) ||
+        (rc = ts_jnode_get_quantity(node, "gpus", TS_OPTIONAL, TS_DIM_NUMBER, 1, 1e7,
+                                    &c->commit_gpus, err)) ||
+        (rc = ts_jnode_get_quantity(node, "nodes", TS_OPTIONAL, TS_DIM_NUMBER, 1, 1e6,
+                                    &c->commit_nodes, err)) ||
+        (rc = get_price(node, "gpu_hour", &c->commit_gpu_hour, err)) ||
+        (rc = get_price(node, "upfront", &c->commit_upfront, err)) ||
+        (rc = ts_jnode_get_quantity(node, "other_use_value", TS_OPTIONAL, TS_DIM_NUMBER, 0.0,
+                                    1.0, &c->commit_other_use, err)) ||
+        (rc = ts_jnode_get_enum(node, "burst_pricing", TS_OPTIONAL, ts_pricing_names,
+                                TS_PRICING_COUNT, &burst, err)))
+        return rc;
+    struct ts_jnode a, b;
+    if (ts_jnode_child(node, "gpus", &a) && ts_jnode_child(node, "nodes", &b))
+        return ts_err_at(err, b.file, b.path, "give gpus or nodes committed, not both");
+    if (c->commit_gpus != floor(c->commit_gpus) || c->commit_nodes != floor(c->commit_nodes)) {
+        ts_jnode_child(node, c->commit_gpus != floor(c->commit_gpus) ? "gpus" : "nodes", &a);
+        return ts_err_at(err, a.file, a.path, "must be a whole number");
+    }
+    c->burst_pricing = (enum ts_pricing)burst;
+    if (c->burst_pricing == TS_PRICING_RESERVED) {
+        ts_jnode_child(node, "burst_pricing", &a);
+        return ts_err_at(err, a.file, a.path, "burst capacity is bought on_demand or spot");
+    }
+    if (isnan(c->commit_upfront))
+        c->commit_upfront = 0.0;
+    return TS_OK;
+}
+
 /* ---------------------------------------------------------------- the cost object */
 
 /* Location of key `rel` under the cost object, for messages about merged values. */
@@ -465,8 +514,28 @@ int ts_cost_config_parse(const struct ts_jnode *node, struct ts_cost_config *out
         return rc;
     if ((rc = parse_common(node, out, &spare_given, err)))
         return rc;
-    if (!spare_given)
-        out->spare_pricing = out->pricing;
+    struct ts_jnode cm;
+    if (ts_jnode_child(node, "commitment", &cm)) {
+        if ((rc = parse_commitment(&cm, out, err)))
+            return rc;
+        struct ts_jnode pr;
+        if (ts_jnode_child(node, "pricing", &pr) && out->pricing != TS_PRICING_RESERVED)
+            return ts_err_at(err, pr.file, pr.path,
+                             "\"%s\" with a commitment: committed capacity is reserved "
+                             "(say \"reserved\" or leave pricing out)",
+                             ts_pricing_names[out->pricing]);
+        out->pricing = TS_PRICING_RESERVED;
+        /* NAN stays: the bill takes the reserved price (gpu_hour or node_hour). */
+        if (isnan(out->commit_gpu_hour) && !ts_cost_config_has_price(out, TS_PRICING_RESERVED)) {
+            char path[TS_PATH_MAX];
+            cost_path(node, "commitment.gpu_hour", path, sizeof path);
+            return ts_err_at(err, node->file, path,
+                             "the committed price: give commitment.gpu_hour (USD per GPU-hour "
+                             "of the term) or gpu_hour.reserved");
+        }
+    }
+    if (!spare_given)   /* hot spares beyond a commitment are burst capacity */
+        out->spare_pricing = out->commit ? out->burst_pricing : out->pricing;
 
     /* Checks on the merged values (a price file and the job together). */
     char path[TS_PATH_MAX], rel[64];
@@ -474,8 +543,11 @@ int ts_cost_config_parse(const struct ts_jnode *node, struct ts_cost_config *out
     enum ts_pricing used[2] = {out->pricing, out->spare_pricing};
     for (int i = 0; i < 2; i++) {
         enum ts_pricing p = used[i];
-        if (ts_cost_config_has_price(out, p))
-            continue;
+        if (ts_cost_config_has_price(out, p) ||
+            (i == 0 && out->commit && !isnan(out->commit_gpu_hour)) ||
+            (i == 1 && out->commit && !spare_given))
+            continue;   /* a commitment with its own price needs no reserved rate; its spares
+                         * are burst capacity, priced when there are any (sim/cost) */
         snprintf(rel, sizeof rel, "gpu_hour.%s", ts_pricing_names[p]);
         cost_path(node, rel, path, sizeof path);
         return ts_err_at(err, file, path,

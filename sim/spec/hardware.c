@@ -97,6 +97,40 @@ static int parse_curve(const struct ts_jnode *node, struct ts_gemm_curve *c, str
 
 /* ---------------------------------------------------------------- accelerator */
 
+/* A GEMM curve for a part without a measured one: e(F) = top F / (F + P t0), the best
+ * achievable fraction `top` of the part's class approached as a GEMM of F FLOPs outgrows a
+ * fixed cost t0 of P t0 FLOPs. top = the Maximum Achievable Matmul FLOPS fraction measured on
+ * the class's reference part (stas00/ml-engineering compute/accelerator README, MAMF table, as
+ * hardware/README.md lists it): Ampere A100 SXM 0.869, Hopper H100 SXM 0.803, Blackwell B200
+ * 0.776, CDNA3 MI300X 0.514; parts of unknown class 0.75 (assumed, about the NVIDIA
+ * median). t0 = 5 us: the H100 SXM curve's smallest point (256^3 at 0.68% of 989 TFLOP/s
+ * takes 5.0 us; hardware/accelerators/h100-sxm.json). The same curve serves every precision.
+ * The file is flagged (gemm_derived) and run output says the curve is unvalidated. */
+static void derive_gemm_curve(struct ts_accel *a)
+{
+    static const double top_by_gen[TS_GEN_COUNT] = {
+        [TS_GEN_AMPERE] = 0.869, [TS_GEN_HOPPER] = 0.803, [TS_GEN_BLACKWELL] = 0.776,
+        [TS_GEN_CDNA3] = 0.514, [TS_GEN_CPU] = 0.75, [TS_GEN_UNKNOWN] = 0.75,
+    };
+    const double t0 = 5e-6;
+    double top = top_by_gen[a->generation];
+    double peak = a->peak_flops[TS_PREC_BF16] > 0 ? a->peak_flops[TS_PREC_BF16] : 0.0;
+    for (int p = 0; peak == 0.0 && p < TS_PREC_COUNT; p++)
+        peak = a->peak_flops[p];
+    struct ts_gemm_curve *c = &a->gemm[TS_PREC_BF16];
+    memset(c, 0, sizeof *c);
+    for (double lf = 6.0; lf <= 14.0 + 1e-9; lf += 0.5) {
+        double f = pow(10.0, lf);
+        c->flops[c->n] = f;
+        c->efficiency[c->n] = top * f / (f + peak * t0);
+        c->n++;
+    }
+    struct ts_err inner;
+    int rc = ts_gemm_curve_fit(c, &inner);
+    TS_ASSERT(rc == TS_OK, "derived GEMM curve: %s", inner.msg);
+    a->gemm_derived = true;
+}
+
 static const char *const accel_keys[] = {
     "name", "peak_flops", "memory", "memory_bandwidth", "gemm_efficiency", "source",
     "memory_efficiency", "memory_reserved", "kernel_latency", "flash_attention", "sustained_compute",
@@ -151,11 +185,19 @@ int ts_accel_parse(const struct ts_jnode *node, struct ts_accel *a, struct ts_er
     if (!any)
         return ts_err_at(err, pk.file, pk.path, "give at least one precision (bf16, fp16, fp8, fp32)");
 
+    /* Generation first: a file without a measured GEMM curve gets one derived from its
+     * class (below). */
+    int gen = TS_GEN_UNKNOWN;
+    a->generation_given = cJSON_GetObjectItemCaseSensitive(node->json, "generation") != NULL;
+    if ((rc = ts_jnode_get_enum(node, "generation", TS_OPTIONAL, ts_generation_names,
+                                TS_GEN_COUNT, &gen, err)))
+        return rc;
+    a->generation = (enum ts_generation)gen;
+
     struct ts_jnode ge;
-    if (!ts_jnode_child(node, "gemm_efficiency", &ge))
-        return ts_err_at(err, node->file, ge.path,
-                         "required key is missing (GEMM efficiency vs size; see README)");
-    if (cJSON_IsArray(ge.json)) {
+    if (!ts_jnode_child(node, "gemm_efficiency", &ge)) {
+        derive_gemm_curve(a);
+    } else if (cJSON_IsArray(ge.json)) {
         if ((rc = parse_curve(&ge, &a->gemm[TS_PREC_BF16], err)))
             return rc;
     } else {
@@ -200,14 +242,9 @@ int ts_accel_parse(const struct ts_jnode *node, struct ts_accel *a, struct ts_er
     /* Generation: selects the attention-kernel tables. A file without it is "unknown": the
      * fused kernels then run at its flash_attention figures, FA3 is refused, and run output
      * flags the missing key. */
-    int gen = TS_GEN_UNKNOWN;
-    a->generation_given = cJSON_GetObjectItemCaseSensitive(node->json, "generation") != NULL;
-    if ((rc = ts_jnode_get_enum(node, "generation", TS_OPTIONAL, ts_generation_names,
-                                TS_GEN_COUNT, &gen, err)) ||
-        (rc = ts_jnode_get_quantity(node, "overlap_slowdown", TS_OPTIONAL, TS_DIM_NUMBER, 0.0,
+    if ((rc = ts_jnode_get_quantity(node, "overlap_slowdown", TS_OPTIONAL, TS_DIM_NUMBER, 0.0,
                                     1.0, &a->overlap_slowdown, err)))
         return rc;
-    a->generation = (enum ts_generation)gen;
     return ts__attention_tables_load(a, node->inputs, err);
 }
 
@@ -237,8 +274,18 @@ static const char *const up_keys[] = {
 };
 static const char *const out_keys[] = {
     "bandwidth", "latency", "topology", "oversubscription", "efficiency", "leaf_nodes",
-    "in_network_reduction", "reduction_efficiency", NULL,
+    "in_network_reduction", "reduction_efficiency", "nics_per_node", "nic_bandwidth", NULL,
 };
+
+/* Defaults of a minimal system file (README "Your own cluster"): the catalogue's fitted
+ * per-step latencies (hardware/README.md: scale-up 5 us from the 8x A100 all-reduce at 4 MiB,
+ * scale-out 75 us from the 4 x 8 B200 tree all-reduce at 1 MiB) and the rule-of-thumb
+ * efficiency 0.8 (large messages reach ~80% of link rate: shared reference hardware.md). */
+#define TS_UP_LATENCY_DEFAULT 5e-6
+#define TS_OUT_LATENCY_DEFAULT 75e-6
+/* No NIC serves one GPU faster than this today (800 Gb/s ConnectX-8, one per GPU on B300 and
+ * GB300 nodes: shared reference hardware.md); a larger per-GPU figure is likely a node's. */
+#define TS_NIC_PER_GPU_MAX (800e9 / 8)
 
 static int parse_level(const struct ts_jnode *node, bool up, struct ts_level *l, struct ts_err *err)
 {
@@ -251,9 +298,33 @@ static int parse_level(const struct ts_jnode *node, bool up, struct ts_level *l,
     l->leaf_nodes = 32;
     l->reduction_efficiency = 0.6;
     int topo = 0;
-    if ((rc = ts_jnode_get_quantity(node, "bandwidth", TS_REQUIRED, TS_DIM_BYTES_PER_S, 1e3, 1e15,
-                                    &l->bandwidth, err)) ||
-        (rc = ts_jnode_get_quantity(node, "latency", TS_REQUIRED, TS_DIM_SECONDS, 0.0, 1.0,
+    l->latency = up ? TS_UP_LATENCY_DEFAULT : TS_OUT_LATENCY_DEFAULT;
+    bool per_node = !up && (cJSON_GetObjectItemCaseSensitive(node->json, "nics_per_node") ||
+                            cJSON_GetObjectItemCaseSensitive(node->json, "nic_bandwidth"));
+    if (per_node) {
+        /* As vendors quote it: NICs x rate per node; per GPU = that / gpus_per_node (set by
+         * the caller, which knows gpus_per_node). */
+        struct ts_jnode b;
+        if (ts_jnode_child(node, "bandwidth", &b))
+            return ts_err_at(err, b.file, b.path,
+                             "give either bandwidth (per GPU) or nics_per_node and "
+                             "nic_bandwidth (per node), not both");
+        int nics = 0;
+        double rate = 0.0;
+        if ((rc = ts_jnode_get_int(node, "nics_per_node", TS_REQUIRED, 1, 1 << 12, &nics, err)) ||
+            (rc = ts_jnode_get_quantity(node, "nic_bandwidth", TS_REQUIRED, TS_DIM_BYTES_PER_S,
+                                        1e3, 1e15, &rate, err)))
+            return rc;
+        l->bandwidth = -(double)nics * rate;   /* a node's total until divided */
+    } else if ((rc = ts_jnode_get_quantity(node, "bandwidth", TS_REQUIRED, TS_DIM_BYTES_PER_S, 1e3,
+                                           1e15, &l->bandwidth, err))) {
+        if (!up && !cJSON_GetObjectItemCaseSensitive(node->json, "bandwidth"))
+            return ts_err_at(err, node->file, node->path,
+                             "give the network rate: bandwidth (per GPU, e.g. \"400 Gb/s\") or "
+                             "nics_per_node and nic_bandwidth (e.g. 8 and \"400 Gb/s\")");
+        return rc;
+    }
+    if ((rc = ts_jnode_get_quantity(node, "latency", TS_OPTIONAL, TS_DIM_SECONDS, 0.0, 1.0,
                                     &l->latency, err)) ||
         (rc = ts_jnode_get_quantity(node, "efficiency", TS_OPTIONAL, TS_DIM_NUMBER, 0.01, 1.0,
                                     &l->efficiency, err)) ||
@@ -263,7 +334,8 @@ static int parse_level(const struct ts_jnode *node, bool up, struct ts_level *l,
                                     2.0, &l->reduction_efficiency, err)))
         return rc;
     if (up) {
-        if ((rc = ts_jnode_get_int(node, "domain_size", TS_REQUIRED, 1, 1 << 20, &l->domain_size,
+        l->domain_size = 0;     /* default: the node (set by the caller) */
+        if ((rc = ts_jnode_get_int(node, "domain_size", TS_OPTIONAL, 1, 1 << 20, &l->domain_size,
                                    err)) ||
             (rc = ts_jnode_get_enum(node, "topology", TS_OPTIONAL, ts_up_topology_names,
                                     TS_UP_COUNT, &topo, err)))
@@ -303,6 +375,8 @@ int ts_system_parse(const struct ts_jnode *node, struct ts_system *s, struct ts_
         return ts_err_at(err, node->file, c.path, "required key is missing");
     if ((rc = parse_level(&c, true, &s->scale_up, err)))
         return rc;
+    if (s->scale_up.domain_size == 0)
+        s->scale_up.domain_size = s->gpus_per_node;
     if (s->scale_up.domain_size < s->gpus_per_node && s->scale_up.domain_size > 1 &&
         s->gpus_per_node % s->scale_up.domain_size != 0) {
         struct ts_jnode ds;     /* not &c: the child's path is built from the parent's */
@@ -321,6 +395,16 @@ int ts_system_parse(const struct ts_jnode *node, struct ts_system *s, struct ts_
         return ts_err_at(err, node->file, c.path, "required key is missing");
     if ((rc = parse_level(&c, false, &s->scale_out, err)))
         return rc;
+    if (s->scale_out.bandwidth < 0)
+        s->scale_out.bandwidth = -s->scale_out.bandwidth / s->gpus_per_node;
+    else if (s->scale_out.bandwidth > TS_NIC_PER_GPU_MAX) {
+        char w[TS_PATH_MAX + 400];
+        snprintf(w, sizeof w,
+                 "%s: %s.bandwidth: %.0f Gb/s per GPU is more than any NIC gives one GPU (800 "
+                 "Gb/s): if it is the node's total, give nics_per_node and nic_bandwidth instead",
+                 c.file, c.path, s->scale_out.bandwidth * 8 / 1e9);
+        ts_warning_add(w);
+    }
     return TS_OK;
 }
 

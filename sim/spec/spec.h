@@ -311,6 +311,9 @@ struct ts_accel {
                                                 //   kernels then run at the flash_attention
                                                 //   figures and fa3 is refused
     bool generation_given;                      // the file stated its generation
+    bool gemm_derived;                          // no gemm_efficiency in the file: the curve is
+                                                //   derived from the peak and its class's
+                                                //   achievable fraction (unvalidated)
     double overlap_slowdown;                    // fractional slowdown of compute while an
                                                 //   overlapped collective runs beside it (SMs
                                                 //   and HBM taken by the collective); default 0
@@ -780,6 +783,16 @@ struct ts_cost_config {
     double ops_hours_per_incident;  // human hours per failure or preemption handled
     double ops_hours_per_restart;   // extra human hours per restart that needs a person
     double ops_hourly_rate;         // USD per human hour
+    /* committed capacity (cost.commitment): a term paid whether used or not */
+    bool commit;                    // a commitment is given (pricing is then "reserved")
+    double commit_term_s;           // its length: 1 or 3 years, or a capacity block of N days
+    double commit_gpus;             // GPUs committed; 0 = the job's GPUs
+    double commit_nodes;            // or nodes committed (x gpus_per_node); 0 = not given
+    double commit_gpu_hour;         // USD per committed GPU-hour; NAN = gpu_hour.reserved
+    double commit_upfront;          // USD paid once at signing
+    double commit_other_use;        // fraction of the committed price recovered by other work
+                                    //   on the committed GPUs the run leaves idle; default 0
+    enum ts_pricing burst_pricing;  // GPUs beyond the commitment, and time after its term
 };
 
 /* Whether the config prices `pricing` (by gpu_hour or node_hour; a price of 0 counts). */
@@ -820,7 +833,10 @@ struct ts_job {
 
 /* ---------------------------------------------------------------- resolution */
 
-/* Catalogue root: $TRAINSIM_HOME, else the source directory compiled in. */
+/* Catalogue root, searched in this order: $TRAINSIM_HOME; PREFIX/share/trainsim when the
+ * running binary is an installed PREFIX/bin/trainsim; the source tree the binary was built
+ * from; the configured install prefix's share/trainsim (a library used after the source tree
+ * was removed). Looked up once per process. */
 const char *ts_spec_home(void);
 
 /* Kind of catalogue entry a name resolves under. */
@@ -836,6 +852,20 @@ enum ts_catalog {
  * `from_file` first, then to the working directory. Fails if no file exists. */
 int ts_spec_resolve(enum ts_catalog cat, const char *ref, const char *from_file, char *out,
                     size_t n, struct ts_err *err);
+
+/* Resolve a file path like ts_spec_resolve does for paths (relative to the directory of
+ * `from_file` first, then to the working directory). Returns TS_OK or TS_ERR_INPUT. */
+/* Whether `name` is a catalogue name: letters, digits, '-', '_', '.', not starting with '.'. */
+bool ts_spec_name_valid(const char *name);
+
+int ts_spec_resolve_path(const char *ref, const char *from_file, char *out, size_t n);
+
+/* Hugging Face import (sim/spec/hf.c; mapping table in its header comment and README): the
+ * trainsim model document (a cJSON object the caller deletes) translated from the
+ * config.json at `path`. `warning` (n bytes, may be NULL) receives "" or one line naming
+ * the fields that are not modelled. A model reference "hf:PATH" or {"hf": PATH, KEY:
+ * override, ...} loads a model this way. */
+int ts_hf_model_doc(const char *path, cJSON **out, char *warning, size_t n, struct ts_err *err);
 
 /* ---------------------------------------------------------------- parsers */
 

@@ -576,3 +576,97 @@ void ts_inputs_record(struct ts_inputs *in, const char *path, const cJSON *doc)
         in->n++;
     }
 }
+
+/* ---------------------------------------------------------------- warnings */
+
+static char *warnings[TS_WARNINGS_MAX];
+static int warnings_n;
+
+void ts_warning_add(const char *text)
+{
+#pragma omp critical(ts_warnings)
+    {
+        bool seen = false;
+        for (int i = 0; i < warnings_n && !seen; i++)
+            seen = strcmp(warnings[i], text) == 0;
+        if (!seen && warnings_n < TS_WARNINGS_MAX) {
+            size_t n = strlen(text) + 1;
+            char *copy = malloc(n);
+            TS_ASSERT(copy != NULL, "out of memory keeping a warning");
+            memcpy(copy, text, n);
+            warnings[warnings_n++] = copy;
+        }
+    }
+}
+
+int ts_warning_count(void)
+{
+    int n;
+#pragma omp critical(ts_warnings)
+    n = warnings_n;
+    return n;
+}
+
+const char *ts_warning_get(int i)
+{
+    const char *w = NULL;
+#pragma omp critical(ts_warnings)
+    w = i >= 0 && i < warnings_n ? warnings[i] : NULL;
+    return w;
+}
+
+void ts_warning_clear(void)
+{
+#pragma omp critical(ts_warnings)
+    {
+        for (int i = 0; i < warnings_n; i++)
+            free(warnings[i]);
+        warnings_n = 0;
+    }
+}
+
+/* ---------------------------------------------------------------- CSV */
+
+int ts_csv_split(char *line, char **f, int max)
+{
+    int n = 0;
+    char *p = line;
+    while (n < max) {
+        while (*p == ' ' || *p == '\t')
+            p++;
+        if (*p == '"') {
+            char *w = ++p;
+            f[n++] = w;
+            while (*p) {
+                if (p[0] == '"' && p[1] == '"') {
+                    *w++ = '"';
+                    p += 2;
+                } else if (*p == '"') {
+                    p++;
+                    break;
+                } else {
+                    *w++ = *p++;
+                }
+            }
+            *w = '\0';
+            while (*p && *p != ',')
+                p++;
+        } else {
+            f[n++] = p;
+            while (*p && *p != ',')
+                p++;
+        }
+        char *end = p;
+        if (*p == ',')
+            *p++ = '\0';
+        else
+            p = NULL;
+        /* trim trailing blanks of an unquoted field */
+        while (end > f[n - 1] && (end[-1] == ' ' || end[-1] == '\t' || end[-1] == '\r'))
+            *--end = '\0';
+        if (!p)
+            break;
+    }
+    return n;
+}
+

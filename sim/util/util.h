@@ -319,6 +319,20 @@ void ts_inputs_init(struct ts_inputs *in);
 /* Record that the document doc was read from path (nothing when in is NULL). */
 void ts_inputs_record(struct ts_inputs *in, const char *path, const cJSON *doc);
 
+/* Warnings met while reading inputs (an imported file's fields that are not modelled), kept
+ * for the command to print once on stderr: distinct texts in order of arrival, at most
+ * TS_WARNINGS_MAX (later ones are counted, not kept). Thread safe. */
+#define TS_WARNINGS_MAX 32
+void ts_warning_add(const char *text);
+int ts_warning_count(void);
+const char *ts_warning_get(int i);   // i in [0, count); valid until ts_warning_clear
+void ts_warning_clear(void);
+
+/* Split one CSV record (RFC 4180 quoting; no line break inside a field) into at most `max`
+ * fields, in place: quoted fields are unquoted ("" -> "), blanks around unquoted fields
+ * trimmed. Returns the number of fields. */
+int ts_csv_split(char *line, char **fields, int max);
+
 /* Monotonic wall clock in seconds (for elapsed-time reports only, never in results). */
 double ts_time_now(void);
 

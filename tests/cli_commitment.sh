@@ -1,0 +1,87 @@
+#!/usr/bin/env bash
+# Command-line tests of committed capacity (cost.commitment): the term is billed whether used
+# or not, the idle part as its own category net of its other-use value, GPUs beyond the
+# commitment and time past its term at the burst price - each checked against the closed form
+# with the run's own time; refusals name the JSON path.
+#
+# usage: bash tests/cli_commitment.sh path/to/trainsim   (ctest passes the built binary)
+set -u
+
+# shellcheck source=cli.bash
+. "$(dirname "$0")/cli.bash" cli_commitment "$@"
+
+job() {   # FILE NODES TOKENS COST_JSON
+    cat >"$1" <<J
+{"model": "llama3-8b", "system": "dgx-h100", "nodes": $2, "global_batch": 64, "precision": "bf16",
+ "parallel": {"tp": 8}, "training": {"tokens": "$3"}, "reliability": "none", "cost": $4}
+J
+}
+
+# check OUT EXPR: python expression over d (the run JSON), W (hours), c (cost_breakdown).
+check() {
+    python3 - "$1" "$2" <<'PY' || fail "$3"
+import json, sys
+d = json.load(open(sys.argv[1]))
+W = d["time_to_train_s"] / 3600.0
+c = d["cost_breakdown"]
+ok = eval(sys.argv[2])
+if not ok:
+    print("W =", W, "breakdown", c, file=sys.stderr)
+sys.exit(0 if ok else 1)
+PY
+}
+close() { echo "abs(($1) - ($2)) <= 1e-9 * max(1.0, abs($2))"; }
+
+# 8 GPUs committed for 30 days at $2, a run of ~2 days: used 8 W at $2, idle (720 - W) x 8 at
+# $2 x (1 - 0.25).
+job "$tmp/a.json" 1 10B '{"gpu_hour": {"on_demand": 4.0, "reserved": 2.0}, "commitment": {"term": "30 d", "other_use_value": 0.25}}'
+run a run "$tmp/a.json" --format json
+expect_rc a 0
+check "$tmp/a.out" "$(close 'c["compute"]' '8 * W * 2.0') and $(close 'c["commitment_unused"]' '(8 * 720 - 8 * W) * 2.0 * 0.75')" "idle term"
+check "$tmp/a.out" "$(close 'd["cost_total"]' 'sum(c.values())')" "categories sum to the total"
+
+# 16 GPUs on a commitment of 8 (commitment.gpu_hour $1.5, upfront $100): 8 burst on demand.
+job "$tmp/b.json" 2 10B '{"gpu_hour": {"on_demand": 4.0}, "commitment": {"term": "30 d", "gpus": 8, "gpu_hour": 1.5, "upfront": 100}}'
+run b run "$tmp/b.json" --format json
+expect_rc b 0
+check "$tmp/b.out" "$(close 'c["compute"]' '8 * W * 1.5 + 100 + 8 * W * 4.0') and $(close 'c["commitment_unused"]' '(8 * 720 - 8 * W) * 1.5')" "burst beyond the commitment"
+
+# A run longer than its capacity block (2 days): the rest on demand, nothing idle.
+job "$tmp/c.json" 1 30B '{"gpu_hour": {"on_demand": 4.0, "reserved": 2.0}, "commitment": {"term": "2 d", "nodes": 1}}'
+run c run "$tmp/c.json" --format json
+expect_rc c 0
+check "$tmp/c.out" "W > 48 and $(close 'c["compute"]' '8 * 48 * 2.0 + 8 * (W - 48) * 4.0') and c['commitment_unused'] == 0" "time past the term"
+
+# Without a commitment reserved pricing is a rate while running (unchanged), nothing idle.
+job "$tmp/d.json" 1 10B '{"gpu_hour": {"reserved": 2.0}, "pricing": "reserved"}'
+run d run "$tmp/d.json" --format json
+expect_rc d 0
+check "$tmp/d.out" "$(close 'c["compute"]' '8 * W * 2.0') and c['commitment_unused'] == 0" "reserved rate without a commitment"
+
+# Refusals.
+job "$tmp/e.json" 1 10B '{"gpu_hour": {"spot": 1.0, "reserved": 2.0}, "pricing": "spot", "commitment": {"term": "1 y"}}'
+run e run "$tmp/e.json"
+expect_rc e 2
+expect_in "$tmp/e.err" "cost.pricing: \"spot\" with a commitment" "pricing with a commitment"
+job "$tmp/f.json" 1 10B '{"gpu_hour": {"on_demand": 4.0}, "commitment": {"term": "1 y"}}'
+run f run "$tmp/f.json"
+expect_rc f 2
+expect_in "$tmp/f.err" "cost.commitment.gpu_hour: the committed price" "no committed price"
+job "$tmp/g.json" 1 10B '{"gpu_hour": {"reserved": 2.0}, "commitment": {"term": "1 y", "gpus": 8, "nodes": 1}}'
+run g run "$tmp/g.json"
+expect_rc g 2
+expect_in "$tmp/g.err" "cost.commitment.nodes: give gpus or nodes committed, not both" "gpus and nodes"
+job "$tmp/h.json" 2 10B '{"gpu_hour": {"reserved": 2.0}, "commitment": {"term": "30 d", "gpus": 8}}'
+run h run "$tmp/h.json"
+expect_rc h 2
+expect_in "$tmp/h.err" "burst_pricing" "burst without a price"
+job "$tmp/i.json" 1 10B '{"gpu_hour": {"reserved": 2.0}, "commitment": {"term": "1 y", "other_use_value": 1.5}}'
+run i run "$tmp/i.json"
+expect_rc i 2
+expect_in "$tmp/i.err" "cost.commitment.other_use_value" "other use above 1"
+job "$tmp/j.json" 1 10B '{"gpu_hour": {"reserved": 2.0}, "commitment": {"gpus": 8}}'
+run j run "$tmp/j.json"
+expect_rc j 2
+expect_in "$tmp/j.err" "cost.commitment.term" "no term"
+
+finish

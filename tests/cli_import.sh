@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# Command-line tests of the Hugging Face import: `trainsim import hf` translates the verbatim
+# config.json files in tests/data/hf (published values) into model files that load; the
+# parameter count trainsim computes from them is within 0.5% of the published count and
+# within 0.1% of an independent counter (tests/data/hf/count_params.py, Python, written from
+# the transformers module shapes); "model": "hf:PATH" and {"hf": PATH, ...} in a job load the
+# same model; unmodelled fields are one warning, not an error; a missing or malformed field is
+# exit 2 naming the file and the field.
+#
+# usage: bash tests/cli_import.sh path/to/trainsim   (ctest passes the built binary)
+set -u
+
+# shellcheck source=cli.bash
+. "$(dirname "$0")/cli.bash" cli_import "$@"
+HF=$DATA/hf
+
+# job FILE MODEL_JSON: a one-node job around a model reference.
+job() {
+    cat >"$1" <<JOB
+{"model": $2, "system": "dgx-h100", "gpus": 8, "global_batch": 8, "precision": "bf16",
+ "parallel": {"tp": 4}}
+JOB
+}
+
+# params FILE: the "parameters" of a run's JSON output.
+params() {
+    python3 -c 'import json,sys; print(int(json.load(open(sys.argv[1]))["parameters"]))' "$1"
+}
+
+# within A B TOL: |A/B - 1| <= TOL
+within() {
+    python3 -c 'import sys; a,b,t=map(float,sys.argv[1:]); sys.exit(0 if abs(a/b-1)<=t else 1)' "$@"
+}
+
+# published FILE KEY: the published count of a config in published_params.json.
+published() {
+    python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["files"][sys.argv[2]][sys.argv[3]])' \
+        "$HF/published_params.json" "$1" "$2"
+}
+
+for cfg in llama-3.1-8b llama-3.1-70b-instruct qwen2.5-7b qwen3-8b; do
+    run "imp_$cfg" import hf "$HF/$cfg.json" --out "$tmp/$cfg.model.json"
+    expect_rc "imp_$cfg" 0
+    job "$tmp/$cfg.job.json" "\"$tmp/$cfg.model.json\""
+    run "run_$cfg" run "$tmp/$cfg.job.json" --format json
+    expect_rc "run_$cfg" 0
+    got=$(params "$tmp/run_$cfg.out")
+    pub=$(published "$cfg.json" total)
+    if ! within "$got" "$pub" 0.005; then fail "$cfg: $got parameters, published $pub (> 0.5% apart)"; fi
+    indep=$(python3 "$HF/count_params.py" "$HF/$cfg.json" | sed -n 's/.*total \([0-9,]*\).*/\1/p' | tr -d ,)
+    if ! within "$got" "$indep" 0.001; then fail "$cfg: $got parameters, count_params.py $indep"; fi
+    # The same model referenced directly from the job.
+    job "$tmp/$cfg.hfjob.json" "\"hf:$HF/$cfg.json\""
+    run "hf_$cfg" run "$tmp/$cfg.hfjob.json" --format json
+    expect_rc "hf_$cfg" 0
+    if [ "$(params "$tmp/hf_$cfg.out")" != "$got" ]; then
+        fail "$cfg: hf: reference gives $(params "$tmp/hf_$cfg.out") parameters, import $got"
+    fi
+done
+
+# Llama 3.1's pre-training context comes from rope_scaling.original_max_position_embeddings.
+expect_in "$tmp/llama-3.1-8b.model.json" '"seq_len": 8192' "llama seq_len"
+expect_in "$tmp/llama-3.1-8b.model.json" '"kv_heads": 8' "llama GQA"
+expect_in "$tmp/qwen3-8b.model.json" '"head_dim": 128' "qwen3 head_dim"
+# Qwen2.5 names no pre-training context: the warning says so and names the q/k/v biases.
+expect_in "$tmp/imp_qwen2.5-7b.err" 'warning:' "qwen2.5 warning"
+expect_in "$tmp/imp_qwen2.5-7b.err" 'q/k/v-only biases' "qwen2.5 warning"
+expect_in "$tmp/imp_qwen2.5-7b.err" 'seq_len 131072' "qwen2.5 warning"
+
+# An override of the translated keys: seq_len 4096 halves the tokens of an iteration, so the
+# iteration is shorter; an invalid override is the model parser's error.
+job "$tmp/ovr.json" "{\"hf\": \"$HF/llama-3.1-8b.json\", \"seq_len\": 4096}"
+run ovr run "$tmp/ovr.json" --format json
+expect_rc ovr 0
+python3 - "$tmp/ovr.out" "$tmp/hf_llama-3.1-8b.out" <<'PY' || fail "seq_len override: iteration not shorter"
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:])
+sys.exit(0 if a["iteration_time_s"] < b["iteration_time_s"] and a["parameters"] == b["parameters"] else 1)
+PY
+job "$tmp/ovr0.json" "{\"hf\": \"$HF/llama-3.1-8b.json\", \"seq_len\": 0}"
+run ovr0 run "$tmp/ovr0.json"
+expect_rc ovr0 2
+expect_in "$tmp/ovr0.err" 'seq_len' "bad override"
+
+# Unknown fields: one warning listing them, exit 0.
+python3 - "$HF/llama-3.1-8b.json" "$tmp/extra.json" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1])); c["frobnicate_heads"] = 3; c["attn_logit_softcapping"] = 50.0
+json.dump(c, open(sys.argv[2], "w"))
+PY
+run extra import hf "$tmp/extra.json"
+expect_rc extra 0
+expect_in "$tmp/extra.err" 'frobnicate_heads, attn_logit_softcapping' "unknown fields warning"
+if [ "$(grep -c warning "$tmp/extra.err")" -ne 1 ]; then fail "unknown fields: not one warning"; fi
+
+# A missing required field names the field; a malformed one names its path.
+python3 - "$HF/qwen3-8b.json" "$tmp" <<'PY'
+import json, sys
+c = json.load(open(sys.argv[1]))
+d = dict(c); del d["num_hidden_layers"]; json.dump(d, open(sys.argv[2] + "/nolayers.json", "w"))
+d = dict(c); d["hidden_size"] = 4096.5; json.dump(d, open(sys.argv[2] + "/badhidden.json", "w"))
+d = dict(c); d["model_type"] = "bert"; json.dump(d, open(sys.argv[2] + "/bert.json", "w"))
+d = dict(c); del d["model_type"]; json.dump(d, open(sys.argv[2] + "/notype.json", "w"))
+PY
+run nolayers import hf "$tmp/nolayers.json"
+expect_rc nolayers 2
+expect_in "$tmp/nolayers.err" "nolayers.json: num_hidden_layers: missing" "missing field"
+run badhidden import hf "$tmp/badhidden.json"
+expect_rc badhidden 2
+expect_in "$tmp/badhidden.err" "badhidden.json: hidden_size: expected a non-negative integer, got 4096.5" "bad field"
+run bert import hf "$tmp/bert.json"
+expect_rc bert 2
+expect_in "$tmp/bert.err" '"bert" is not an architecture trainsim imports' "unknown architecture"
+run notype import hf "$tmp/notype.json"
+expect_rc notype 2
+expect_in "$tmp/notype.err" "notype.json: model_type: missing" "no model_type"
+job "$tmp/missing.json" "\"hf:$tmp/nothere/config.json\""
+run missing run "$tmp/missing.json"
+expect_rc missing 2
+expect_in "$tmp/missing.err" "missing.json: model: Hugging Face config \"$tmp/nothere/config.json\" not found" "missing file"
+job "$tmp/hfnum.json" '{"hf": 3}'
+run hfnum run "$tmp/hfnum.json"
+expect_rc hfnum 2
+expect_in "$tmp/hfnum.err" "hfnum.json: model.hf: expected the path" "hf not a string"
+# Within a job, errors of the imported file name the imported file.
+job "$tmp/badjob.json" "\"hf:$tmp/badhidden.json\""
+run badjob run "$tmp/badjob.json"
+expect_rc badjob 2
+expect_in "$tmp/badjob.err" "badhidden.json: hidden_size" "error inside a job"
+
+# Usage errors.
+run nokind import
+expect_rc nokind 2
+run wrongkind import onnx "$HF/qwen3-8b.json"
+expect_rc wrongkind 2
+expect_in "$tmp/wrongkind.err" 'the formats are "hf"' "wrong kind"
+run samefile import hf "$HF/qwen3-8b.json" --out "$HF/qwen3-8b.json"
+expect_rc samefile 2
+
+finish
