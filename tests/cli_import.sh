@@ -18,7 +18,7 @@ HF=$DATA/hf
 job() {
     cat >"$1" <<JOB
 {"model": $2, "system": "dgx-h100", "gpus": 8, "global_batch": 8, "precision": "bf16",
- "parallel": {"tp": 4}}
+ "parallel": {"tp": 1}}
 JOB
 }
 
@@ -38,7 +38,8 @@ published() {
         "$HF/published_params.json" "$1" "$2"
 }
 
-for cfg in llama-3.1-8b llama-3.1-70b-instruct qwen2.5-7b qwen3-8b; do
+for cfg in llama-3.1-8b llama-3.1-70b-instruct qwen2.5-7b qwen3-8b qwen3-30b-a3b deepseek-v3 \
+    gpt-oss-120b gemma-3-27b-it; do
     run "imp_$cfg" import hf "$HF/$cfg.json" --out "$tmp/$cfg.model.json"
     expect_rc "imp_$cfg" 0
     job "$tmp/$cfg.job.json" "\"$tmp/$cfg.model.json\""
@@ -47,7 +48,12 @@ for cfg in llama-3.1-8b llama-3.1-70b-instruct qwen2.5-7b qwen3-8b; do
     got=$(params "$tmp/run_$cfg.out")
     pub=$(published "$cfg.json" total)
     if ! within "$got" "$pub" 0.005; then fail "$cfg: $got parameters, published $pub (> 0.5% apart)"; fi
-    indep=$(python3 "$HF/count_params.py" "$HF/$cfg.json" | sed -n 's/.*total \([0-9,]*\).*/\1/p' | tr -d ,)
+    counted=$(python3 "$HF/count_params.py" "$HF/$cfg.json")
+    indep=$(echo "$counted" | sed -n 's/.*total \([0-9,]*\).*/\1/p' | tr -d ,)
+    # A multimodal file: trainsim imports the text model (count_params.py's "text only").
+    if echo "$counted" | grep -q 'text only'; then
+        indep=$(echo "$counted" | sed -n 's/.*text only \([0-9.]*\)B.*/\1/p' | awk '{ printf "%.0f", $1 * 1e9 }')
+    fi
     if ! within "$got" "$indep" 0.001; then fail "$cfg: $got parameters, count_params.py $indep"; fi
     # The same model referenced directly from the job.
     job "$tmp/$cfg.hfjob.json" "\"hf:$HF/$cfg.json\""
@@ -57,6 +63,18 @@ for cfg in llama-3.1-8b llama-3.1-70b-instruct qwen2.5-7b qwen3-8b; do
         fail "$cfg: hf: reference gives $(params "$tmp/hf_$cfg.out") parameters, import $got"
     fi
 done
+
+# MoE, MLA and sliding-window fields arrive as trainsim keys.
+expect_in "$tmp/deepseek-v3.model.json" '"kind": "mla"' "DeepSeek MLA"
+expect_in "$tmp/deepseek-v3.model.json" '"dense_layers": 3' "DeepSeek first_k_dense_replace"
+expect_in "$tmp/deepseek-v3.model.json" '"router": "sigmoid"' "DeepSeek router"
+expect_in "$tmp/deepseek-v3.model.json" '"aux_loss_free": true' "DeepSeek noaux_tc"
+expect_in "$tmp/deepseek-v3.model.json" '"mtp_layers": 1' "DeepSeek MTP"
+expect_in "$tmp/qwen3-30b-a3b.model.json" '"experts": 128' "Qwen3 MoE experts"
+expect_in "$tmp/gpt-oss-120b.model.json" '"sliding_window_pattern": 2' "GPT-OSS alternating layers"
+expect_in "$tmp/gpt-oss-120b.model.json" '"seq_len": 4096' "GPT-OSS initial_context_length"
+expect_in "$tmp/gemma-3-27b-it.model.json" '"vocab": 262208' "Gemma 3 text default vocabulary"
+expect_in "$tmp/imp_gemma-3-27b-it.err" 'the vision tower: text model only' "Gemma 3 vision tower warned"
 
 # Llama 3.1's pre-training context comes from rope_scaling.original_max_position_embeddings.
 expect_in "$tmp/llama-3.1-8b.model.json" '"seq_len": 8192' "llama seq_len"
