@@ -30,6 +30,39 @@ for f in "$IBIN" "$share/models/llama3-70b.json" "$share/hardware/systems/dgx-h1
     if [ ! -e "$f" ]; then fail "not installed: ${f#"$prefix"/}"; fi
 done
 
+# The C library: header, pkg-config file, a program built against them, the Python module.
+for f in "$prefix/include/trainsim.h" "$prefix/lib/pkgconfig/trainsim.pc" "$share/python/trainsim.py"; do
+    if [ ! -e "$f" ]; then fail "not installed: ${f#"$prefix"/}"; fi
+done
+libdir=$(dirname "$(find "$prefix" -name 'libtrainsim.so' | head -1)")
+if command -v pkg-config >/dev/null 2>&1 && [ -d "$libdir" ]; then
+    cat >"$tmp/use.c" <<'C'
+#include <stdio.h>
+#include <string.h>
+#include <trainsim.h>
+int main(void)
+{
+    struct trainsim_result r;
+    int rc = trainsim_show("llama3-70b", &r);
+    int ok = rc == TRAINSIM_OK && r.json && strstr(r.json, "\"ffn_hidden\":  28672");
+    trainsim_result_free(&r);
+    rc = trainsim_show("no-such-model", &r);
+    ok = ok && rc == TRAINSIM_ERR_INPUT && strstr(r.messages, "no catalogue entry");
+    trainsim_result_free(&r);
+    printf("%s %s\n", trainsim_version(), ok ? "ok" : "FAILED");
+    return !ok;
+}
+C
+    san=""
+    if ldd "$libdir/libtrainsim.so" | grep -q libasan; then san="-fsanitize=address,undefined"; fi
+    # shellcheck disable=SC2046
+    if ! cc $san "$tmp/use.c" -o "$tmp/use" $(PKG_CONFIG_PATH=$libdir/pkgconfig pkg-config --cflags --libs trainsim) 2>"$tmp/cc.err"; then
+        fail "a program does not build with pkg-config trainsim: $(head -3 "$tmp/cc.err")"
+    elif ! (cd / && env -u TRAINSIM_HOME LD_LIBRARY_PATH="$libdir" ASAN_OPTIONS=detect_leaks=0 "$tmp/use") >"$tmp/use.out" 2>&1; then
+        fail "the program linked against the installed library fails: $(head -3 "$tmp/use.out")"
+    fi
+fi
+
 # The installed binary, without TRAINSIM_HOME, from another directory.
 (cd / && env -u TRAINSIM_HOME "$IBIN" list models --format json) >"$tmp/il.out" 2>"$tmp/il.err"
 rc=$?
