@@ -9,6 +9,7 @@
 
 #include "cli/cli.h"
 #include "search/search.h"
+#include "search/shard.h"
 
 void ts_cli_sweep_help(FILE *f)
 {
@@ -87,7 +88,7 @@ static const char *signal_name(int sig)
     return sig == SIGTERM ? "SIGTERM" : sig == SIGHUP ? "SIGHUP" : "SIGINT";
 }
 
-int ts_cli_sweep(int argc, char **argv)
+static int sweep_command(int argc, char **argv)
 {
     const char *file = NULL, *csv = NULL, *partial = NULL, *resume = NULL;
     enum ts_format format = ts_cli_default_format();
@@ -204,9 +205,14 @@ int ts_cli_sweep(int argc, char **argv)
     } else if (res->interrupted) {
         if (opt.progress)
             fputc('\n', stderr);
-        /* The stand-in for tests stops as Ctrl-C does. */
-        int sig = stop_flag ? (int)stop_flag : SIGINT;
-        if ((rc = ts_sweep_progress_write(partial, sw, &res->progress, &err))) {
+        /* The stand-in for tests stops as Ctrl-C does. Under MPI: the signal any rank got;
+         * rank 0 holds every rank's finished work and writes it. */
+        int sig = ts_shard_max((int)stop_flag);
+        if (!sig)
+            sig = SIGINT;
+        if (ts_shard_rank() > 0) {
+            rc = 128 + sig;
+        } else if ((rc = ts_sweep_progress_write(partial, sw, &res->progress, &err))) {
             fprintf(stderr, "trainsim: interrupted by %s; could not save the finished work: %s\n",
                     signal_name(sig), err.msg);
         } else {
@@ -237,5 +243,26 @@ int ts_cli_sweep(int argc, char **argv)
     ts_sweep_result_free(res);
     free(res);
     free(sw);
+    return rc;
+}
+
+/* The command under MPI (README "MPI"): every rank runs it on the same inputs; ranks other
+ * than 0 print nothing (their stdout and stderr go to /dev/null: rank 0 prints the same
+ * messages) and write no files, and all end with the same status. */
+int ts_cli_sweep(int argc, char **argv)
+{
+    struct ts_err err;
+    ts_err_clear(&err);
+    int rc = ts_shard_init(&argc, &argv, &err);
+    if (rc) {
+        fprintf(stderr, "trainsim sweep: %s\n", err.msg);
+        return rc;
+    }
+    if (ts_shard_rank() > 0) {
+        if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr))
+            rc = TS_ERR_RUNTIME;
+    }
+    rc = ts_shard_agree(rc ? rc : sweep_command(argc, argv));
+    ts_shard_finalize();
     return rc;
 }
