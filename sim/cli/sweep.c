@@ -262,7 +262,12 @@ int ts_cli_sweep(int argc, char **argv)
         if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr))
             rc = TS_ERR_RUNTIME;
     }
-    rc = ts_shard_agree(rc ? rc : sweep_command(argc, argv));
+    if (!rc)
+        rc = sweep_command(argc, argv);
+    fflush(stdout);
+    /* Collective: no rank ends (and has the launcher stop the others) before rank 0 has
+     * written its output and files. */
+    rc = ts_shard_agree(rc);
     ts_shard_finalize();
     return rc;
 }
