@@ -9,9 +9,10 @@
 SERIAL=${TS_SERIAL_BIN:-$BIN}
 
 # Open MPI on one machine, in a container: shared memory only, no remote launcher, more
-# ranks than cores allowed, no cross-memory attach (often denied to containers).
+# ranks than cores allowed, no cross-memory attach (often denied to containers), and ranks
+# that yield their core while they wait (on a busy test machine spinning slows everything).
 export OMPI_MCA_btl=self,vader OMPI_MCA_plm=isolated OMPI_MCA_rmaps_base_oversubscribe=1
-export OMPI_MCA_btl_vader_single_copy_mechanism=none
+export OMPI_MCA_btl_vader_single_copy_mechanism=none OMPI_MCA_mpi_yield_when_idle=1
 mpi_flags=(--oversubscribe --bind-to none)
 if [ "$(id -u)" -eq 0 ]; then mpi_flags+=(--allow-run-as-root); fi
 command -v mpirun >/dev/null || { echo "cli_mpi: mpirun not found (apt-get install openmpi-bin)" >&2; exit 1; }
@@ -143,11 +144,20 @@ BIG="$ROOT/configs/gpt3-175b-layout-sweep.json"
 OMPI_MCA_odls_base_sigkill_timeout=5 mpirun "${mpi_flags[@]}" -np 2 "$BIN" sweep "$BIG" --exhaustive --threads 1 --no-progress \
     --partial big.json >/dev/null 2>"$tmp/sig.err" &
 pid=$!
-for _ in $(seq 100); do     # until both ranks have started screening
-    [ "$(pgrep -P "$pid" -c trainsim 2>/dev/null || echo 0)" -ge 2 ] && break
+# Until both ranks catch SIGTERM (bit 15 of SigCgt: the sweep has started), then a little.
+catching() {
+    local n=0 c
+    for child in $(pgrep -P "$pid" trainsim); do
+        c=$(awk '/^SigCgt/ {print $2}' "/proc/$child/status" 2>/dev/null)
+        [ -n "$c" ] && [ $(( 0x$c & 0x4000 )) -ne 0 ] && n=$((n + 1))
+    done
+    [ "$n" -ge 2 ]
+}
+for _ in $(seq 600); do
+    catching && break
     sleep 0.1
 done
-sleep 3
+sleep 2
 kill -TERM "$pid"
 wait "$pid"
 rc=$?

@@ -9,7 +9,7 @@
 #
 # usage: experiments/benchmarks/mpi-scaling.sh
 # environment: TRAINSIM (default build-mpi/sim/trainsim, built with -DTS_MPI=ON if missing),
-#              RANKS, THREADS, SWEEP, MPIRUN_FLAGS (extra mpirun options)
+#              RANKS, THREADS, SWEEP, YIELD (default 1), MPIRUN_FLAGS (extra mpirun options)
 set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
@@ -25,8 +25,11 @@ if [ ! -x "$TRAINSIM" ]; then
 fi
 command -v mpirun >/dev/null || { echo "mpirun not found: sudo apt-get install openmpi-bin libopenmpi-dev" >&2; exit 1; }
 # One machine: shared memory, no remote launcher; ranks may outnumber cores (oversubscribed),
-# and are not bound to cores so that THREADS > 1 can use more than one.
+# and are not bound to cores so that THREADS > 1 can use more than one. A rank waiting in a
+# collective yields its core (by default Open MPI spins, which on a shared or oversubscribed
+# machine takes the core from the rank being waited for); YIELD=0 measures the default.
 export OMPI_MCA_btl=self,vader OMPI_MCA_plm=isolated OMPI_MCA_btl_vader_single_copy_mechanism=none
+export OMPI_MCA_mpi_yield_when_idle=${YIELD:-1}
 flags=(--oversubscribe --bind-to none)
 [ "$(id -u)" -eq 0 ] && flags+=(--allow-run-as-root)
 # shellcheck disable=SC2206
