@@ -103,6 +103,15 @@ mpi badcsv 2 sweep "$QUICK" --no-progress --csv "$tmp/no/such/dir/all.csv"
 expect_rc badcsv 2
 [ "$(grep -c -- '--csv' "$tmp/badcsv.err")" -eq 1 ] || fail "an unwritable --csv on 2 ranks: not one message"
 
+# A rank that cannot read its input (here, by mpirun's MPMD syntax, ranks 1 and 2 are given
+# a missing file): every rank stops before the sweep with rank 1's status, rank 0 says why.
+mpirun "${mpi_flags[@]}" -np 1 "$BIN" sweep "$QUICK" --no-progress : -np 2 "$BIN" sweep \
+    "$tmp/missing.json" --no-progress >"$tmp/asym.out" 2>"$tmp/asym.err"
+rc=$?
+expect_rc asym 2
+expect_in "$tmp/asym.err" "another MPI rank could not set up the sweep (status 2)" "input missing on some ranks"
+[ ! -s "$tmp/asym.out" ] || fail "input missing on some ranks: an answer was printed"
+
 # ---------------------------------------------------------------- interruption and resume
 
 serial full sweep "$P90" --exhaustive --format json --no-progress

@@ -70,6 +70,10 @@ void ts_cli_sweep_help(FILE *f)
             "  trainsim sweep configs/gpt3-175b-layout-sweep.json --csv all.csv\n");
 }
 
+/* Set when the ranks have already agreed on the final status (sweep_command's setup check
+ * found a failure elsewhere), so ts_cli_sweep must not ask again. */
+static bool shard_agreed;
+
 /* The signal that asked the sweep to stop (0: none); the sweep polls it. */
 static volatile sig_atomic_t stop_flag;
 
@@ -173,6 +177,17 @@ static int sweep_command(int argc, char **argv)
     if (partial == partial_buf && ts_file_check_output(partial, &err))
         fprintf(stderr, "trainsim sweep: warning: an interrupted sweep could not save its work: "
                 "%s (name another place with --partial)\n", err.msg);
+    /* Under MPI every rank has read the same inputs; one that failed to (an input only some
+     * nodes see) ends every rank here, before the sweep's collectives. */
+    if ((rc = ts_shard_agree(TS_OK))) {
+        fprintf(stderr, "trainsim sweep: another MPI rank could not set up the sweep (status %d): "
+                "every rank reads FILE, the catalogue and --resume P, so they must be visible on "
+                "every node\n", rc);
+        shard_agreed = true;
+        ts_sweep_progress_free(&done);
+        free(sw);
+        return rc;
+    }
     const char *after = getenv("TRAINSIM_TEST_STOP_AFTER_BATCHES");
     if (after && after[0])
         opt.stop_after_batches = strtol(after, NULL, 10);
@@ -266,8 +281,10 @@ int ts_cli_sweep(int argc, char **argv)
         rc = sweep_command(argc, argv);
     fflush(stdout);
     /* Collective: no rank ends (and has the launcher stop the others) before rank 0 has
-     * written its output and files. */
-    rc = ts_shard_agree(rc);
+     * written its output and files. A rank that failed in its setup meets the others'
+     * setup check here. */
+    if (!shard_agreed)
+        rc = ts_shard_agree(rc);
     ts_shard_finalize();
     return rc;
 }
