@@ -11,6 +11,7 @@
 #include "report/audit.h"
 #include "search/search.h"
 #include "search/sensitivity.h"
+#include "search/shard.h"
 
 void ts_cli_sweep_help(FILE *f)
 {
@@ -94,6 +95,10 @@ void ts_cli_sweep_help(FILE *f)
             "  trainsim sweep configs/gpt3-175b-layout-sweep.json --csv all.csv\n");
 }
 
+/* Set when the ranks have already agreed on the final status (sweep_command's setup check
+ * found a failure elsewhere), so ts_cli_sweep must not ask again. */
+static bool shard_agreed;
+
 /* The signal that asked the sweep to stop (0: none); the sweep polls it. */
 static volatile sig_atomic_t stop_flag;
 
@@ -144,7 +149,7 @@ static int sweep_outputs(const char *file, const struct ts_sweep *sw, const stru
             cJSON_AddItemToObject(o, keys[k], cJSON_DetachItemFromObjectCaseSensitive(sj, keys[k]));
         cJSON_Delete(sj);
     }
-    if (report)
+    if (report && ts_shard_rank() == 0)
         rc = ts_cli_report_answer(report, "sweep", file, res->found ? &res->best_job : NULL, o, sens);
     if (rc == TS_OK) {
         struct ts_buf buf;
@@ -168,7 +173,7 @@ static int sweep_outputs(const char *file, const struct ts_sweep *sw, const stru
     return rc;
 }
 
-int ts_cli_sweep(int argc, char **argv)
+static int sweep_command(int argc, char **argv)
 {
     const char *file = NULL, *csv = NULL, *partial = NULL, *resume = NULL, *report = NULL;
     bool sensitivity = false;
@@ -281,6 +286,17 @@ int ts_cli_sweep(int argc, char **argv)
     if (partial == partial_buf && ts_file_check_output(partial, &err))
         fprintf(stderr, "trainsim sweep: warning: an interrupted sweep could not save its work: "
                 "%s (name another place with --partial)\n", err.msg);
+    /* Under MPI every rank has read the same inputs; one that failed to (an input only some
+     * nodes see) ends every rank here, before the sweep's collectives. */
+    if ((rc = ts_shard_agree(TS_OK))) {
+        fprintf(stderr, "trainsim sweep: another MPI rank could not set up the sweep (status %d): "
+                "every rank reads FILE, the catalogue and --resume P, so they must be visible on "
+                "every node\n", rc);
+        shard_agreed = true;
+        ts_sweep_progress_free(&done);
+        free(sw);
+        return rc;
+    }
     const char *after = getenv("TRAINSIM_TEST_STOP_AFTER_BATCHES");
     if (after && after[0])
         opt.stop_after_batches = strtol(after, NULL, 10);
@@ -313,9 +329,14 @@ int ts_cli_sweep(int argc, char **argv)
     } else if (res->interrupted) {
         if (opt.progress)
             fputc('\n', stderr);
-        /* The stand-in for tests stops as Ctrl-C does. */
-        int sig = stop_flag ? (int)stop_flag : SIGINT;
-        if ((rc = ts_sweep_progress_write(partial, sw, &res->progress, &err))) {
+        /* The stand-in for tests stops as Ctrl-C does. Under MPI: the signal any rank got;
+         * rank 0 holds every rank's finished work and writes it. */
+        int sig = ts_shard_max((int)stop_flag);
+        if (!sig)
+            sig = SIGINT;
+        if (ts_shard_rank() > 0) {
+            rc = 128 + sig;
+        } else if ((rc = ts_sweep_progress_write(partial, sw, &res->progress, &err))) {
             fprintf(stderr, "trainsim: interrupted by %s; could not save the finished work: %s\n",
                     signal_name(sig), err.msg);
         } else {
@@ -338,5 +359,33 @@ int ts_cli_sweep(int argc, char **argv)
     free(res);
     free(sw);
     ts_cli_whatif_free(&whatif);
+    return rc;
+}
+
+/* The command under MPI (README "MPI"): every rank runs it on the same inputs; ranks other
+ * than 0 print nothing (their stdout and stderr go to /dev/null: rank 0 prints the same
+ * messages) and write no files, and all end with the same status. */
+int ts_cli_sweep(int argc, char **argv)
+{
+    struct ts_err err;
+    ts_err_clear(&err);
+    int rc = ts_shard_init(&argc, &argv, &err);
+    if (rc) {
+        fprintf(stderr, "trainsim sweep: %s\n", err.msg);
+        return rc;
+    }
+    if (ts_shard_rank() > 0) {
+        if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr))
+            rc = TS_ERR_RUNTIME;
+    }
+    if (!rc)
+        rc = sweep_command(argc, argv);
+    fflush(stdout);
+    /* Collective: no rank ends (and has the launcher stop the others) before rank 0 has
+     * written its output and files. A rank that failed in its setup meets the others'
+     * setup check here. */
+    if (!shard_agreed)
+        rc = ts_shard_agree(rc);
+    ts_shard_finalize();
     return rc;
 }

@@ -11,6 +11,7 @@
 #include <omp.h>
 
 #include "search/search.h"
+#include "search/shard.h"
 
 const char *const ts_reject_names[TS_REJECT_COUNT] = {
     "none", "divisibility", "memory", "constraint_unreachable", "pruned_by_bound",
@@ -648,9 +649,10 @@ static bool stream_stop_raised(const struct stream *st)
  * enumeration order. */
 static void stream_flush(struct stream *st)
 {
-    int n = st->n;
+    int n = st->n, rank = ts_shard_rank(), ranks = ts_shard_size();
+    /* Under MPI this rank screens every ranks-th layout; the gather completes the chunk. */
 #pragma omp parallel for schedule(dynamic, 32) num_threads(st->nthreads)
-    for (int i = 0; i < n; i++) {
+    for (int i = rank; i < n; i += ranks) {
         struct worker *w = &st->workers[omp_get_thread_num()];
         st->valid[i] = 0;
         if (!st->sw->runs[st->buf[i].system][st->buf[i].software]) {
@@ -664,6 +666,8 @@ static void stream_flush(struct stream *st)
         else
             screen(st->sw, w, &st->buf[i], &st->bnd[i]);
     }
+    ts_shard_gather(st->valid, n, sizeof st->valid[0]);
+    ts_shard_gather(st->bnd, n, sizeof st->bnd[0]);
     for (int i = 0; i < n; i++) {
         if (st->valid[i] == 1)
             st->rejected_divisibility++;
@@ -675,7 +679,7 @@ static void stream_flush(struct stream *st)
             st->sink(st, st->next_index++, &st->buf[i], &st->bnd[i]);
     }
     st->n = 0;
-    if (stream_stop_raised(st))
+    if (st->stoppable && ts_shard_any(stream_stop_raised(st)))
         st->stopped = true;
     if (st->total > 0 && (++st->flushes & 15) == 0)
         progress(st->opt, "screen", st->enumerated, st->total, st->t0);
@@ -984,7 +988,7 @@ static void bnb_pass(struct bnb *s, struct keep *keep, struct worker *workers, i
         /* A batch boundary: stopping here leaves a state that a resumed run continues
          * exactly (what was skipped before stays skipped: the bounds only tighten within a
          * pass). */
-        if (stop_requested(s, opt)) {
+        if (ts_shard_any(stop_requested(s, opt))) {
             s->stopped = true;
             break;
         }
@@ -1025,8 +1029,9 @@ static void bnb_pass(struct bnb *s, struct keep *keep, struct worker *workers, i
         /* A stop request inside the batch drops the batch (its work is not recorded, so the
          * state stays at the last batch boundary). */
         bool dropped = false;
+        int rank = ts_shard_rank(), ranks = ts_shard_size();
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nthreads)
-        for (int t = 0; t < nt; t++) {
+        for (int t = rank; t < nt; t += ranks) {
             if (opt->stop && *opt->stop) {
 #pragma omp atomic write
                 dropped = true;
@@ -1034,10 +1039,11 @@ static void bnb_pass(struct bnb *s, struct keep *keep, struct worker *workers, i
             }
             evaluate(sw, &workers[omp_get_thread_num()], &todo[t].l, &tmp[(size_t)t * np]);
         }
-        if (dropped) {
+        if (ts_shard_any(dropped)) {
             s->stopped = true;
             break;
         }
+        ts_shard_gather(tmp, nt, (size_t)np * sizeof *tmp);
         done_reserve(s, s->nd + nt);
         for (int t = 0; t < nt; t++) {
             long d = s->nd++;
@@ -1194,9 +1200,10 @@ static int csv_write(struct bnb *s, const char *path, struct worker *workers, in
     st->stoppable = false;
     stream_run(st);
     free(st);
-    int rc = ts_file_write_atomic(path, b.data, b.len, err);
+    /* Under MPI rank 0 writes; every rank ends with its status. */
+    int rc = ts_shard_rank() == 0 ? ts_file_write_atomic(path, b.data, b.len, err) : TS_OK;
     ts_buf_free(&b);
-    return rc;
+    return ts_shard_agree(rc);
 }
 
 /* ---------------------------------------------------------------- interruption */
@@ -1297,6 +1304,76 @@ static bool stop_before_finalist(const struct bnb *s, const struct ts_sweep_opti
 {
     return (opt->stop && *opt->stop) ||
            (opt->stop_after_finalists > 0 && s->finalists >= opt->stop_after_finalists);
+}
+
+/* One finalist's Monte Carlo as the ranks exchange it. */
+struct fin {
+    struct ts_outcome o;
+    int rc;
+    bool interrupted;
+    struct ts_err err;
+};
+
+/* The Monte Carlo of the finalists among rank[0..top-1] that have none yet, in rank order:
+ * in groups of one finalist per MPI rank (a group of one in a single process), each group
+ * gathered and applied in order. Returns the status of the first finalist that failed (err
+ * says why; the ones after it are not run); *interrupted when a stop request cut a group
+ * short (its work is dropped, the groups before keep theirs); *failed when a finalist missed
+ * the deadline probability (marked in s->d_mc and counted). */
+static int finalists_run(struct bnb *s, const struct ranked *rank, long top, struct worker *workers,
+                         const struct ts_sweep_options *opt, struct ts_sweep_result *out,
+                         bool *failed, bool *interrupted, struct ts_err *err)
+{
+    int ranks = ts_shard_size(), me = ts_shard_rank(), rc = TS_OK;
+    struct fin *g = ts_xmalloc((size_t)ranks * sizeof *g);
+    long *entry = ts_xmalloc((size_t)ranks * sizeof *entry);
+    long r = 0;
+    while (rc == TS_OK) {
+        /* The stand-in for a stop after N finalists stops after exactly N at any rank count. */
+        long cap = ranks;
+        if (opt->stop_after_finalists > 0 && opt->stop_after_finalists - s->finalists < cap)
+            cap = opt->stop_after_finalists - s->finalists > 1
+                      ? opt->stop_after_finalists - s->finalists : 1;
+        int n = 0;
+        for (; r < top && n < cap; r++)
+            if (!s->d_out[rank[r].entry].monte_carlo)
+                entry[n++] = rank[r].entry;
+        if (n == 0)
+            break;
+        if (ts_shard_any(stop_before_finalist(s, opt))) {
+            *interrupted = true;
+            break;
+        }
+        memset(g, 0, (size_t)ranks * sizeof *g);
+        if (me < n) {
+            g[me].o = s->d_out[entry[me]];
+            ts_err_clear(&g[me].err);
+            g[me].rc = finalize(s->sw, &workers[0], &g[me].o, NULL, NULL, NULL, NULL, opt->stop,
+                                &g[me].interrupted, &g[me].err);
+        }
+        if (ts_shard_any(g[me].interrupted)) {
+            *interrupted = true;
+            break;
+        }
+        ts_shard_gather(g, ranks, sizeof *g);
+        for (int j = 0; j < n; j++) {
+            s->finalists++;
+            s->d_out[entry[j]] = g[j].o;
+            if (g[j].rc != TS_OK) {
+                rc = g[j].rc;
+                *err = g[j].err;
+                break;
+            }
+            if (!g[j].o.meets) {
+                s->d_mc[entry[j]] = 1;
+                out->rejected[TS_REJECT_DEADLINE_P]++;
+                *failed = true;
+            }
+        }
+    }
+    free(entry);
+    free(g);
+    return rc;
 }
 
 int ts_sweep_run(const struct ts_sweep *sw, const struct ts_sweep_options *opt,
@@ -1413,24 +1490,7 @@ int ts_sweep_run(const struct ts_sweep *sw, const struct ts_sweep_options *opt,
         qsort(rank, (size_t)nrank, sizeof *rank, cmp_ranked);
         long top = nrank < k ? nrank : k;
         bool failed = false, interrupted = false;
-        for (long r = 0; r < top && rc == TS_OK; r++) {
-            struct ts_outcome *o = &s.d_out[rank[r].entry];
-            if (o->monte_carlo)
-                continue;
-            if (stop_before_finalist(&s, opt)) {
-                interrupted = true;
-                break;
-            }
-            rc = finalize(sw, &workers[0], o, NULL, NULL, NULL, NULL, opt->stop, &interrupted, err);
-            if (interrupted)
-                break;
-            s.finalists++;
-            if (rc == TS_OK && !o->meets) {
-                s.d_mc[rank[r].entry] = 1;
-                out->rejected[TS_REJECT_DEADLINE_P]++;
-                failed = true;
-            }
-        }
+        rc = finalists_run(&s, rank, top, workers, opt, out, &failed, &interrupted, err);
         if (interrupted) {
             /* Finished finalists keep their Monte Carlo (outcome.monte_carlo); a resumed run
              * repeats only the one that was cut short. */
@@ -1523,7 +1583,7 @@ int ts_sweep_run(const struct ts_sweep *sw, const struct ts_sweep_options *opt,
         bool interrupted = false;
         rc = finalize(sw, &workers[0], &o, &out->best_job, &out->best_it, &out->best_run,
                       &out->best_cost, opt->stop, &interrupted, err);
-        if (interrupted) {
+        if (ts_shard_any(interrupted)) {
             rc = TS_OK;
             save_progress(&s, out);
             goto done;

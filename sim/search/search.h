@@ -30,6 +30,11 @@
  *      finalists that miss it are replaced by the next candidates.
  * Results are identical for any thread count: batches are fixed by the bound order, each
  * candidate's result depends only on its inputs, and reductions run in index order.
+ * Under MPI (build option TS_MPI, search/shard.h) every rank runs ts_sweep_run on the same
+ * inputs: each chunk of screening, batch of simulations and group of finalists is split
+ * over the ranks by index and gathered before it is used, and every stop poll is a
+ * collective, so the result (and the progress of an interrupted run) is identical for any
+ * number of ranks; only rank 0 writes the --csv file.
  */
 #ifndef TS_SEARCH_H
 #define TS_SEARCH_H
