@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli/cli.h"
+#include "search/shard.h"
 #include "search/search.h"
 #include "spec/spec.h"
 
@@ -355,7 +356,7 @@ static int sweep_emit(const struct ts_cli_whatif *w, const char *file, const cJS
     }
     if (w->emit_megatron)
         ts_cli_emit_megatron(&res->best_job, buf, stderr);
-    if (w->emit_job) {
+    if (w->emit_job && ts_shard_rank() == 0) {  /* under MPI rank 0 writes the files */
         cJSON *job = ts_cli_emit_sweep_job(file, doc, sw, &res->top[0], &res->best_job);
         int rc = write_json_file(w->emit_job, job);
         cJSON_Delete(job);

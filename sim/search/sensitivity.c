@@ -8,6 +8,7 @@
 
 #include "compute/compute.h"
 #include "search/sensitivity.h"
+#include "search/shard.h"
 
 const char *const ts_sens_input_names[TS_SENS_COUNT] = {
     "throughput", "failure_rate", "recovery_time", "spot_preemption_rate", "prices",
@@ -620,7 +621,8 @@ static int analyse(struct subject *s, struct ts_sensitivity *out, struct ts_err 
         }
         evaluate(s, in, r->low, &r->at_low);
         evaluate(s, in, r->high, &r->at_high);
-        if (s->opt->stop && *s->opt->stop)
+        /* Agreed across MPI ranks (search/shard.h): all stop at the same point. */
+        if (ts_shard_any(s->opt->stop && *s->opt->stop))
             return ts_err_set(err, TS_ERR_RUNTIME, "interrupted");
         r->answer_changes = !same_answer(s, &r->at_low, &out->base) ||
                             !same_answer(s, &r->at_high, &out->base);
@@ -647,7 +649,7 @@ static int analyse(struct subject *s, struct ts_sensitivity *out, struct ts_err 
             break_even(s, out, r->input, r->low,
                        false, r->input == TS_SENS_PREEMPTION ? SENS_WIDEN_PREEMPTION : SENS_WIDEN_PRICE);
     }
-    if (s->opt->stop && *s->opt->stop)
+    if (ts_shard_any(s->opt->stop && *s->opt->stop))
         return ts_err_set(err, TS_ERR_RUNTIME, "interrupted");
     qsort(out->rows, (size_t)out->n_rows, sizeof out->rows[0], cmp_rows);
     if (s->opt->progress)
