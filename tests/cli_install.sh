@@ -12,6 +12,8 @@ set -u
 . "$(dirname "$0")/cli.bash" cli_install "$@"
 
 build=$(cd "$(dirname "$BIN")/.." && pwd)
+# Under tests/valgrind.sh BIN is a wrapper in the build directory itself.
+[ -f "$(dirname "$BIN")/CMakeCache.txt" ] && build=$(cd "$(dirname "$BIN")" && pwd)
 if [ ! -f "$build/CMakeCache.txt" ]; then
     echo "cli_install: $build is not a CMake build directory" >&2
     exit 1

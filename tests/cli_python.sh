@@ -12,6 +12,8 @@ set -u
 . "$(dirname "$0")/cli.bash" cli_python "$@"
 
 LIB=$(dirname "$BIN")/libtrainsim.so
+# Under tests/valgrind.sh BIN is a wrapper in the build directory; the library is in sim/.
+[ -e "$LIB" ] || LIB=$(dirname "$BIN")/sim/libtrainsim.so
 if [ ! -e "$LIB" ]; then
     echo "cli_python: $LIB not built" >&2
     exit 1
