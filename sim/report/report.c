@@ -522,18 +522,7 @@ void ts_report_json_print(const cJSON *obj, struct ts_buf *out)
 
 static void csv_field(struct ts_buf *out, const char *s)
 {
-    bool quote = strpbrk(s, ",\"\n") != NULL;
-    if (!quote) {
-        ts_buf_append(out, s, strlen(s));
-        return;
-    }
-    ts_buf_append(out, "\"", 1);
-    for (const char *p = s; *p; p++) {
-        if (*p == '"')
-            ts_buf_append(out, "\"", 1);
-        ts_buf_append(out, p, 1);
-    }
-    ts_buf_append(out, "\"", 1);
+    ts_csv_field(out, s);
 }
 
 static void csv_walk(const cJSON *obj, const char *prefix, struct ts_buf *hdr, struct ts_buf *row,

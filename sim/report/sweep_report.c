@@ -80,6 +80,16 @@ static cJSON *outcome_json(const struct ts_sweep *sw, const struct ts_outcome *o
     return j;
 }
 
+/* A row's layouts: `equivalent_layouts` (how many) and `layouts` (each as a row). */
+static void add_layouts(cJSON *row, const struct ts_sweep *sw, const struct ts_outcome *v, int a, int b)
+{
+    num(row, "equivalent_layouts", b - a);
+    cJSON *arr = cJSON_CreateArray();
+    for (int e = a; e < b; e++)
+        cJSON_AddItemToArray(arr, outcome_json(sw, &v[e]));
+    cJSON_AddItemToObject(row, "layouts", arr);
+}
+
 static void constraint_text(const struct ts_sweep *sw, char *buf, size_t n)
 {
     char a[48];
@@ -160,14 +170,28 @@ cJSON *ts_report_sweep_json(const struct ts_sweep *sw, const struct ts_sweep_res
     }
     if (r->has_closest)
         cJSON_AddItemToObject(o, "closest_miss", outcome_json(sw, &r->closest));
+    /* Rows are purchases; each lists its layouts (the row's own first). */
+    num(o, "tie_tolerance", TS_SWEEP_TIE_TOLERANCE);
     cJSON *top = cJSON_CreateArray();
-    for (int i = 0; i < r->n_top; i++)
-        cJSON_AddItemToArray(top, outcome_json(sw, &r->top[i]));
+    for (int i = 0; i < r->n_top; i++) {
+        cJSON *row = outcome_json(sw, &r->top[i]);
+        if (r->top_first)
+            add_layouts(row, sw, r->top_layouts, r->top_first[i], r->top_first[i + 1]);
+        cJSON_AddItemToArray(top, row);
+    }
     cJSON_AddItemToObject(o, "top", top);
     cJSON *pareto = cJSON_CreateArray();
-    for (int i = 0; i < r->n_pareto; i++)
-        cJSON_AddItemToArray(pareto, outcome_json(sw, &r->pareto[i]));
+    for (int i = 0; i < r->n_pareto; i++) {
+        cJSON *row = outcome_json(sw, &r->pareto[i]);
+        if (r->pareto_first)
+            add_layouts(row, sw, r->pareto_layouts, r->pareto_first[i], r->pareto_first[i + 1]);
+        cJSON_AddItemToArray(pareto, row);
+    }
     cJSON_AddItemToObject(o, "pareto", pareto);
+    cJSON *bps = cJSON_CreateArray();
+    for (int i = 0; i < r->n_best_per_system; i++)
+        cJSON_AddItemToArray(bps, outcome_json(sw, &r->best_per_system[i]));
+    cJSON_AddItemToObject(o, "best_per_system", bps);
     num(o, "enumerated", (double)r->enumerated);
     num(o, "evaluated", (double)r->evaluated);
     num(o, "simulated", (double)r->simulated);

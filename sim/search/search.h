@@ -117,6 +117,13 @@ int ts_sweep_parse(const struct ts_jnode *root, struct ts_sweep *out, struct ts_
 
 /* ---------------------------------------------------------------- candidates */
 
+/* Tie tolerance of the purchase decision: layouts of one purchase (system x nodes x
+ * pricing) whose objective is within this fraction of the purchase's best are equivalent
+ * and listed with it as one row (top, pareto). 0.5%: below the spread the model itself
+ * cannot resolve (the validation bands of configs/software span several per cent; the Monte
+ * Carlo standard error of a mean at 200 replications is 0.1-0.5% of it). */
+#define TS_SWEEP_TIE_TOLERANCE 0.005
+
 /* A layout, compactly. */
 struct ts_layout {
     uint8_t system;         // index in sweep->systems
@@ -251,6 +258,19 @@ struct ts_sweep_result {
     struct ts_outcome *top;     // best first (n_top <= sweep->top)
     int n_pareto;
     struct ts_outcome *pareto;  // cost/time front, by time
+    /* The purchase decision: top and pareto rows are distinct purchases (system x nodes x
+     * pricing). Row i's layouts (the row's own first, then by objective) are
+     * top_layouts[top_first[i] .. top_first[i + 1]): for top, the layouts of its purchase
+     * within TS_SWEEP_TIE_TOLERANCE of its objective (analytic values); for pareto, the other
+     * front points of its purchase. */
+    struct ts_outcome *top_layouts;
+    int *top_first;             // [n_top + 1]
+    struct ts_outcome *pareto_layouts;
+    int *pareto_first;          // [n_pareto + 1]
+    int n_best_per_system;
+    struct ts_outcome *best_per_system; // the best meeting layout of each system x pricing
+                                //   (analytic values; exact: pruning keeps them), in the
+                                //   sweep's system and pricing order
     bool found;                 // top[0] is the answer
     struct ts_outcome closest;  // when nothing meets the constraint: the nearest miss
     bool has_closest;
