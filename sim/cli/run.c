@@ -71,9 +71,14 @@ int ts_cli_run(int argc, char **argv)
     long replications = 0, seed = -1, threads = 0;
     enum ts_format format = ts_cli_default_format();
     enum ts_method method = TS_METHOD_DISCRETE_EVENT;
+    bool model_uncertainty = true;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         bool has_value = i + 1 < argc;
+        if (strcmp(a, "--no-model-uncertainty") == 0) {
+            model_uncertainty = false;
+            continue;
+        }
         if (strcmp(a, "--format") == 0 && has_value) {
             if (ts_cli_parse_format(argv[++i], &format))
                 return TS_ERR_INPUT;
@@ -230,6 +235,19 @@ int ts_cli_run(int argc, char **argv)
         else
             have_cost = true;
     }
+    /* The finish-time and cost distribution with the model's own error (run.h). */
+    struct ts_run_distribution dist;
+    bool have_dist = false;
+    if (rc == TS_OK && have_run) {
+        struct ts_run_band band;
+        ts_run_model_band(job, model_uncertainty, &band);
+        if ((rc = ts_run_distribution_compute(&band, job, &it, &run, samples, n_samples,
+                                              ts_compute_checkpoint_bytes(job, &scratch.compute),
+                                              &dist, &err)))
+            fprintf(stderr, "trainsim: %s: %s\n", file, err.msg);
+        else
+            have_dist = true;
+    }
     if (rc == TS_OK && trace_path && ts_report_trace_write(trace_path, &trace, job, &err)) {
         fprintf(stderr, "trainsim: %s\n", err.msg);
         rc = err.status;
@@ -242,7 +260,8 @@ int ts_cli_run(int argc, char **argv)
     if (rc == TS_OK) {
         struct ts_run_output out = {file, job, &it,
                                     method == TS_METHOD_DISCRETE_EVENT ? &stages : NULL, stage_mem,
-                                    have_run ? &run : NULL, have_cost ? &cost : NULL};
+                                    have_run ? &run : NULL, have_cost ? &cost : NULL,
+                                    have_dist ? &dist : NULL};
         struct ts_buf buf;
         ts_buf_init(&buf);
         if (format == TS_FORMAT_TABLE) {

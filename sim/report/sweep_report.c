@@ -145,7 +145,7 @@ cJSON *ts_report_sweep_json(const struct ts_sweep *sw, const struct ts_sweep_res
     if (r->found) {
         struct ts_run_output ro = {NULL, &r->best_job, &r->best_it, NULL, NULL,
                                    r->best_job.has_reliability ? &r->best_run : NULL,
-                                   r->best_job.has_cost ? &r->best_cost : NULL};
+                                   r->best_job.has_cost ? &r->best_cost : NULL, NULL};
         cJSON *best = ts_report_run_json(&ro);
         cJSON_AddItemToObject(o, "best", best);
         cJSON_AddNullToObject(o, "message");
@@ -293,7 +293,7 @@ void ts_report_sweep_table(const struct ts_sweep *sw, const struct ts_sweep_resu
     ts_buf_printf(b, "\nThe chosen setup in full:\n\n");
     struct ts_run_output ro = {NULL, &r->best_job, &r->best_it, NULL, NULL,
                                r->best_job.has_reliability ? &r->best_run : NULL,
-                               r->best_job.has_cost ? &r->best_cost : NULL};
+                               r->best_job.has_cost ? &r->best_cost : NULL, NULL};
     ts_report_run_table(&ro, b);
     ts_buf_printf(b, "\nTop %d (Monte Carlo expected time and cost):\n", r->n_top);
     outcome_header(b, sw);
