@@ -19,6 +19,7 @@ void ts_cli_run_help(FILE *f)
             "usage: trainsim run FILE [--format table|json|csv] [--trace OUT.json]\n"
             "                    [--run-trace OUT.json] [--method discrete-event|closed-form]\n"
             "                    [--replications N] [--seed S] [--threads N]\n"
+            "                    [--no-model-uncertainty]\n"
             "\n"
             "Simulate one job file (configs/*.json): one training iteration as a discrete-event\n"
             "simulation of the pipeline schedule with TP/PP/DP/CP traffic, memory per GPU,\n"
@@ -36,6 +37,8 @@ void ts_cli_run_help(FILE *f)
             "  --method M     discrete-event (default) or closed-form (the screening estimate)\n"
             "  --replications N, --seed S   override the reliability section's Monte Carlo\n"
             "  --threads N    OpenMP threads for the Monte Carlo (results do not depend on it)\n"
+            "  --no-model-uncertainty  time_quantiles / cost_quantiles from failures only,\n"
+            "                 without the model's validation band (default: both combined)\n"
             "\n"
             "An infeasible job (out of memory) is a result: exit 0 with \"feasible\": false.\n"
             "\n"
@@ -243,7 +246,7 @@ int ts_cli_run(int argc, char **argv)
         ts_run_model_band(job, model_uncertainty, &band);
         if ((rc = ts_run_distribution_compute(&band, job, &it, &run, samples, n_samples,
                                               ts_compute_checkpoint_bytes(job, &scratch.compute),
-                                              &dist, &err)))
+                                              0.0, &dist, &err)))
             fprintf(stderr, "trainsim: %s: %s\n", file, err.msg);
         else
             have_dist = true;

@@ -70,6 +70,9 @@ void ts_report_distribution_text(const struct ts_run_distribution *d, struct ts_
  * quantity formatter). Tables only: JSON and CSV keep full precision. Returns buf. */
 const char *ts_report_format_human(double v, const char *unit, char *buf, size_t n);
 
+/* Tables: every column (--wide) instead of fitting 100 columns. */
+extern bool ts_report_wide;
+
 /* The sweep result: best (with the same metrics as a run), top, pareto, counts. */
 cJSON *ts_report_sweep_json(const struct ts_sweep *sw, const struct ts_sweep_result *r);
 void ts_report_sweep_table(const struct ts_sweep *sw, const struct ts_sweep_result *r, struct ts_buf *out);

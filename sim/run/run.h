@@ -284,13 +284,16 @@ struct ts_run_distribution {
     bool has_cost;
     double cost_usd[TS_RUN_QUANTILES];
     double cost_mean_usd;
+    double q;                       // an extra level asked for (0: none), e.g. a deadline's
+    double time_at_q_s, cost_at_q_usd; //   probability, and the quantiles there
 };
 
 /* Fill *out from the Monte Carlo's per-replication wall times `wall` [n] of `run` (the job's
- * reliability seed draws the factors). Returns TS_OK or the cost model's error. */
+ * reliability seed draws the factors), with the quantiles at level q too when q > 0.
+ * Returns TS_OK or the cost model's error. */
 int ts_run_distribution_compute(const struct ts_run_band *band, const struct ts_job *job,
                                 const struct ts_iteration *it, const struct ts_run_result *run,
-                                const double *wall, int n, double checkpoint_bytes,
+                                const double *wall, int n, double checkpoint_bytes, double q,
                                 struct ts_run_distribution *out, struct ts_err *err);
 
 /* The q-quantile of wall_i x factor_i. */

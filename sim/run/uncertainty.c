@@ -81,8 +81,9 @@ void ts_run_model_factors(const struct ts_run_band *b, uint64_t seed, int n, dou
     free(order);
 }
 
-/* Quantiles (and mean) of n values into q[TS_RUN_QUANTILES] and *mean; v is sorted. */
-static void quantiles_of(double *v, int n, double *q, double *mean)
+/* Quantiles (and mean) of n values into q[TS_RUN_QUANTILES] and *mean, and the one at level
+ * at (> 0) into *at; v is sorted. */
+static void quantiles_of(double *v, int n, double *q, double *mean, double at, double *at_v)
 {
     double s = 0.0;
     for (int i = 0; i < n; i++)
@@ -91,14 +92,17 @@ static void quantiles_of(double *v, int n, double *q, double *mean)
     ts_stats_sort(v, (size_t)n);
     for (int k = 0; k < TS_RUN_QUANTILES; k++)
         q[k] = ts_stats_percentile_sorted(v, (size_t)n, ts_run_quantile_levels[k]);
+    if (at > 0)
+        *at_v = ts_stats_percentile_sorted(v, (size_t)n, at);
 }
 
 int ts_run_distribution_compute(const struct ts_run_band *band, const struct ts_job *job,
                                 const struct ts_iteration *it, const struct ts_run_result *run,
-                                const double *wall, int n, double checkpoint_bytes,
+                                const double *wall, int n, double checkpoint_bytes, double q,
                                 struct ts_run_distribution *out, struct ts_err *err)
 {
     memset(out, 0, sizeof *out);
+    out->q = q;
     out->band = *band;
     out->n = n;
     double *t = malloc((size_t)n * sizeof *t), *f = malloc((size_t)n * sizeof *f);
@@ -119,11 +123,11 @@ int ts_run_distribution_compute(const struct ts_run_band *band, const struct ts_
         }
         if (rc == TS_OK) {
             out->has_cost = true;
-            quantiles_of(c, n, out->cost_usd, &out->cost_mean_usd);
+            quantiles_of(c, n, out->cost_usd, &out->cost_mean_usd, q, &out->cost_at_q_usd);
         }
     }
     if (rc == TS_OK)
-        quantiles_of(t, n, out->time_s, &out->time_mean_s);
+        quantiles_of(t, n, out->time_s, &out->time_mean_s, q, &out->time_at_q_s);
     free(t);
     free(f);
     free(c);

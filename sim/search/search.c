@@ -546,12 +546,25 @@ struct prune {
     double kth;                 // k-th best objective over distinct purchases (HUGE_VAL: fewer)
     struct point *front;
     int nf;
+    struct pobj *pbest;         // [npb] best meeting objective of each purchase, by purchase
+    long npb;
 };
 
 /* Current k-th best objective among distinct purchases (the best meeting outcome of each),
  * HUGE_VAL if fewer than k, and (gbest, when not NULL) the best meeting objective of each
  * system x pricing (HUGE_VAL: none yet), indexed by system and enum ts_pricing. */
+static double kth_best_p(const struct bnb *s, int k, double (*gbest)[TS_PRICING_COUNT],
+                         struct pobj **pbest, long *npb);
+
 static double kth_best(const struct bnb *s, int k, double (*gbest)[TS_PRICING_COUNT])
+{
+    return kth_best_p(s, k, gbest, NULL, NULL);
+}
+
+/* kth_best, and (pbest, when not NULL) each purchase's best, sorted by purchase (the caller
+ * frees it). */
+static double kth_best_p(const struct bnb *s, int k, double (*gbest)[TS_PRICING_COUNT],
+                         struct pobj **pbest, long *npb)
 {
     const struct ts_sweep *sw = s->sw;
     int np = sw->n_pricing;
@@ -573,14 +586,21 @@ static double kth_best(const struct bnb *s, int k, double (*gbest)[TS_PRICING_CO
     }
     qsort(v, (size_t)n, sizeof *v, cmp_pobj);
     double *firsts = ts_xmalloc((size_t)(n + 1) * sizeof *firsts);
-    long nf = 0;
+    long nf = 0, nu = 0;
     for (long i = 0; i < n; i++)
-        if (i == 0 || v[i].purchase != v[i - 1].purchase)
+        if (i == 0 || v[i].purchase != v[i - 1].purchase) {
             firsts[nf++] = v[i].objective;
+            v[nu++] = v[i];                 /* the purchase's best (sorted by objective) */
+        }
     qsort(firsts, (size_t)nf, sizeof *firsts, cmp_double);
     double r = nf < k ? HUGE_VAL : firsts[k - 1];
     free(firsts);
-    free(v);
+    if (pbest) {
+        *pbest = v;
+        *npb = nu;
+    } else {
+        free(v);
+    }
     if (gbest)
         memcpy(gbest, best, sizeof best);
     return r;
@@ -626,10 +646,41 @@ static int front_points(const struct bnb *s, struct point **out)
  * dominated on the cost/time plane: then its exact outcomes can join neither the top nor
  * the front. Within a pass both only improve, so a candidate prunable once stays prunable
  * for the rest of the pass. (best_per_system is completed afterwards: complete_per_system.) */
-static bool prunable(const struct bnb *s, const struct bound *b, int system, const struct prune *pr)
+static bool prunable(const struct bnb *s, const struct bound *b, const struct ts_layout *l,
+                     const struct prune *pr)
 {
-    (void)system;
-    if (!(b->objective > pr->kth * (1 + TS_SWEEP_TIE_TOLERANCE)))
+    /* It cannot change the top if at every pricing it can neither enter the top k nor
+     * improve (or tie with) its own purchase's best: its bound is above the lesser of the
+     * two, by more than the tolerance. (`l` NULL: any layout, the k-th best alone.) */
+    double limit = pr->kth;
+    if (l) {
+        const struct ts_sweep *sw = s->sw;
+        limit = -HUGE_VAL;
+        for (int p = 0; p < sw->n_pricing; p++) {
+            if (!sw->offered[l->system][sw->pricing[p]])
+                continue;
+            struct ts_outcome key;
+            key.layout.system = l->system;
+            key.layout.nodes = l->nodes;
+            key.pricing = (uint8_t)sw->pricing[p];
+            struct pobj want = {purchase_of(&key), 0.0};
+            double best = HUGE_VAL;
+            long lo = 0, hi = pr->npb;
+            while (lo < hi) {
+                long mid = lo + (hi - lo) / 2;
+                if (pr->pbest[mid].purchase == want.purchase) {
+                    best = pr->pbest[mid].objective;
+                    break;
+                }
+                if (pr->pbest[mid].purchase < want.purchase)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            limit = fmax(limit, fmin(pr->kth, best));
+        }
+    }
+    if (!(b->objective > limit * (1 + TS_SWEEP_TIE_TOLERANCE)))
         return false;
     if (!s->sw->has_cost)
         return true;    /* no cost: no cost/time front */
@@ -647,26 +698,75 @@ static void prune_state(const struct bnb *s, bool exhaustive, struct prune *pr)
         pr->kth = HUGE_VAL;
         return;
     }
-    pr->kth = kth_best(s, s->sw->top, NULL);
+    pr->kth = kth_best_p(s, s->sw->top, NULL, &pr->pbest, &pr->npb);
     pr->nf = front_points(s, &pr->front);
+}
+
+/* The progress bar on stderr (options.progress: the CLI sets it when stderr is a terminal):
+ * one line per phase, redrawn in place ("\r" and erase-to-end, at most 5 times a second),
+ * always ended with a newline: when its phase reaches 100%, when another phase starts, and
+ * when the sweep returns (progress_end), so nothing printed after it lands on its line. The
+ * ETA comes from the rate measured in this process (work done since the phase started here
+ * over the time since), so work resumed from a partial file does not make it optimistic.
+ * One sweep at a time per process draws it (the CLI's). */
+static struct {
+    bool open;                  // a line is on screen without its newline
+    const char *what;           // its phase
+    bool finished;              // the phase reached 100% (its line is ended)
+    double t0, last;            // when the phase started here, last redraw
+    long done0;                 // work already done when it started (resumed)
+} bar;
+
+static void progress_end(const struct ts_sweep_options *opt)
+{
+    if (opt->progress && bar.open) {
+        fputc('\n', stderr);
+        fflush(stderr);
+    }
+    bar.open = false;
 }
 
 static void progress(const struct ts_sweep_options *opt, const char *what, long done, long total,
                      double t0)
 {
+    (void)t0;
     if (!opt->progress || total <= 0)
         return;
-    double el = ts_time_now() - t0, frac = (double)done / total;
-    double eta = frac > 0 ? el * (1 - frac) / frac : 0;
+    double now = ts_time_now();
+    if (!bar.what || strcmp(bar.what, what) != 0) {
+        progress_end(opt);
+        bar.what = what;
+        bar.finished = false;
+        bar.t0 = now;
+        bar.last = 0.0;
+        bar.done0 = done < total ? done : 0;
+    }
+    bool end = done >= total;
+    if (bar.finished || (!end && bar.open && now - bar.last < 0.2))
+        return;
+    bar.last = now;
+    double frac = (double)done / total, el = now - bar.t0;
+    double rate = el > 0 ? (double)(done - bar.done0) / el : 0.0;
+    char eta[48];
+    if (end)
+        snprintf(eta, sizeof eta, "done");
+    else if (rate > 0)
+        snprintf(eta, sizeof eta, "ETA %.0fs", (double)(total - done) / rate);
+    else
+        snprintf(eta, sizeof eta, "ETA unknown");
     int bars = (int)(30 * frac);
-    char bar[31];
+    char line[31];
     for (int i = 0; i < 30; i++)
-        bar[i] = i < bars ? '#' : '.';
-    bar[30] = '\0';
-    fprintf(stderr, "\r%-10s [%s] %5.1f%%  %ld/%ld  %.0fs elapsed, ETA %.0fs   ", what, bar,
+        line[i] = i < bars ? '#' : '.';
+    line[30] = '\0';
+    fprintf(stderr, "\r%-10s [%s] %5.1f%%  %ld/%ld  %.0fs elapsed, %s\033[K", what, line,
             100 * frac, done, total, el, eta);
-    if (done >= total)
+    bar.open = true;
+    if (end) {
         fputc('\n', stderr);
+        bar.open = false;
+        bar.finished = true;
+    }
     fflush(stderr);
 }
 /* ---------------------------------------------------------------- streamed enumeration */
@@ -995,7 +1095,7 @@ static void next_sink(struct stream *st, long index, const struct ts_layout *l, 
         return;
     if (done_find(nx->s, index) >= 0)
         return;
-    if (!nx->exhaustive && prunable(nx->s, b, l->system, nx->pr))
+    if (!nx->exhaustive && prunable(nx->s, b, l, nx->pr))
         return;
     keep_push(nx->keep, index, l, b);
 }
@@ -1050,7 +1150,7 @@ static void bnb_pass(struct bnb *s, struct keep *keep, struct worker *workers, i
             if (pos == keep->n) {
                 /* Streaming again is the costly part of a large sweep; when every candidate
                  * left out is already prunable it would find nothing to simulate. */
-                if (!keep->more || (!opt->exhaustive && prunable(s, &keep->left, -1, &pr)))
+                if (!keep->more || (!opt->exhaustive && prunable(s, &keep->left, NULL, &pr)))
                     break;
                 struct cand last = keep->v[keep->n - 1];
                 if (!keep_refill(s, keep, &last, opt->exhaustive, &pr, workers, nthreads, opt)) {
@@ -1063,11 +1163,12 @@ static void bnb_pass(struct bnb *s, struct keep *keep, struct worker *workers, i
             const struct cand *c = &keep->v[pos++];
             if (c->done)
                 continue;
-            if (!opt->exhaustive && prunable(s, &c->b, c->l.system, &pr))
+            if (!opt->exhaustive && prunable(s, &c->b, &c->l, &pr))
                 continue;
             todo[nt++] = *c;
         }
         free(pr.front);
+        free(pr.pbest);
         if (interrupted) {
             s->stopped = true;
             break;
@@ -1115,8 +1216,9 @@ static void bnb_pass(struct bnb *s, struct keep *keep, struct worker *workers, i
  * simulation between replications) ends it early with *interrupted set and *o unchanged. */
 static int finalize(const struct ts_sweep *sw, struct worker *w, struct ts_outcome *o,
                     struct ts_job *job_out, struct ts_iteration *it_out, struct ts_run_result *run_out,
-                    struct ts_cost_result *cost_out, volatile sig_atomic_t *stop,
-                    bool *interrupted, struct ts_err *err)
+                    struct ts_cost_result *cost_out, struct ts_run_distribution *dist_out,
+                    bool model_uncertainty, volatile sig_atomic_t *stop, bool *interrupted,
+                    struct ts_err *err)
 {
     struct ts_job *job = ts_xmalloc(sizeof *job);
     ts_sweep_layout_job(sw, &o->layout, (enum ts_pricing)o->pricing, job);
@@ -1124,8 +1226,11 @@ static int finalize(const struct ts_sweep *sw, struct worker *w, struct ts_outco
     ts_step_evaluate(job, TS_METHOD_DISCRETE_EVENT, &w->scratch, &it, NULL, NULL);
     struct ts_run_input in;
     run_input(job, &w->scratch.compute, it.iteration_s, it.iterations, &in);
-    /* Without failures or preemptions every replication is the same run. */
-    if (in.rel.none && !in.rel.spot.enabled)
+    /* Without failures or preemptions every replication is the same run (unless the model's
+     * error makes them differ). */
+    struct ts_run_band band;
+    ts_run_model_band(job, model_uncertainty, &band);
+    if (in.rel.none && !in.rel.spot.enabled && !band.on)
         in.rel.replications = 1;
     int reps = in.rel.replications > 0 ? in.rel.replications : 1;
     double *samples = ts_xmalloc((size_t)reps * sizeof *samples);
@@ -1147,17 +1252,31 @@ static int finalize(const struct ts_sweep *sw, struct worker *w, struct ts_outco
             o->mc_cost_mean_usd = cr.total_usd;
             o->mc_cost_p90_usd = cr.p90_usd;
         }
-        if (rc == TS_OK && sw->probability > 0) {
-            ts_stats_sort(samples, (size_t)reps);
-            double q = ts_stats_percentile_sorted(samples, (size_t)reps, sw->probability);
-            if (q > sw->deadline_s)
-                o->meets = false;
+        /* Failures and the model's error combined (factors of 1 when it is off). */
+        struct ts_run_distribution dist;
+        if (rc == TS_OK)
+            rc = ts_run_distribution_compute(&band, job, &it, &run, samples, reps,
+                                             in.checkpoint_bytes, sw->probability, &dist, err);
+        if (rc == TS_OK) {
+            o->mc_rank = sw->objective == TS_OBJECTIVE_COST ? o->mc_cost_mean_usd : o->mc_time_mean_s;
+            if (sw->probability > 0) {
+                o->mc_rank = sw->objective == TS_OBJECTIVE_COST && job->has_cost ? dist.cost_at_q_usd
+                                                                                  : dist.time_at_q_s;
+                /* The deadline itself is checked on the failures' quantile: with the default
+                 * band (+38%) the model's error would decide it for every unvalidated
+                 * regime; the answer states whether it holds with the error too. */
+                double q = ts_run_distribution_quantile(&(struct ts_run_band){0}, 0, samples, reps,
+                                                        sw->probability);
+                if (q > sw->deadline_s)
+                    o->meets = false;
+            }
         }
-        if (job_out) {
+        if (job_out && rc == TS_OK) {
             *job_out = *job;
             *it_out = it;
             *run_out = run;
             *cost_out = cr;
+            *dist_out = dist;
         }
     }
     free(samples);
@@ -1167,7 +1286,8 @@ static int finalize(const struct ts_sweep *sw, struct worker *w, struct ts_outco
 
 static double mc_objective(const struct ts_sweep *sw, const struct ts_outcome *o)
 {
-    return sw->objective == TS_OBJECTIVE_COST ? o->mc_cost_mean_usd : o->mc_time_mean_s;
+    (void)sw;
+    return o->mc_rank;
 }
 #define MISS_KEEP 1024     /* kept set of the closest-miss and per-system searches */
 
@@ -1210,9 +1330,11 @@ static double persys_thresholds(const struct bnb *s, double (*gb)[TS_PRICING_COU
     kth_best(s, 1, gb);
     double any = -HUGE_VAL;
     for (int y = 0; y < sw->n_systems; y++) {
+        /* A system x pricing where nothing simulated meets the constraint is not searched:
+         * that would simulate every one of its candidates (best_per_system has no row). */
         thr[y] = -HUGE_VAL;
         for (int p = 0; p < sw->n_pricing; p++)
-            if (sw->offered[y][sw->pricing[p]])
+            if (sw->offered[y][sw->pricing[p]] && isfinite(gb[y][sw->pricing[p]]))
                 thr[y] = fmax(thr[y], gb[y][sw->pricing[p]]);
         any = fmax(any, thr[y]);
     }
@@ -1220,8 +1342,8 @@ static double persys_thresholds(const struct bnb *s, double (*gb)[TS_PRICING_COU
 }
 
 /* Returns false when a stop request cut it short (s->stopped). */
-static bool complete_per_system(struct bnb *s, struct worker *workers, int nthreads,
-                                const struct ts_sweep_options *opt)
+static bool complete_per_system(struct bnb *s, struct keep *kept, struct worker *workers,
+                                int nthreads, const struct ts_sweep_options *opt)
 {
     const struct ts_sweep *sw = s->sw;
     if (opt->exhaustive)
@@ -1230,9 +1352,7 @@ static bool complete_per_system(struct bnb *s, struct worker *workers, int nthre
     int chunk = 4 * batch;
     double gb[TS_SWEEP_SYSTEMS_MAX][TS_PRICING_COUNT], thr[TS_SWEEP_SYSTEMS_MAX];
     double any = persys_thresholds(s, gb, thr);
-    struct keep keep = {0};
-    keep.cap = opt->keep > 0 ? opt->keep : MISS_KEEP * 16;
-    keep.v = ts_xmalloc((size_t)keep.cap * sizeof *keep.v);
+    struct keep keep = {kept->v, 0, kept->cap, false, {0}};     /* the search's buffer, done with */
     struct cand *todo = ts_xmalloc((size_t)chunk * sizeof *todo);
     double *bp = ts_xmalloc((size_t)chunk * np * sizeof *bp);
     uint8_t *need = ts_xmalloc((size_t)chunk);
@@ -1274,7 +1394,8 @@ static bool complete_per_system(struct bnb *s, struct worker *workers, int nthre
                 screen_at(sw, &workers[omp_get_thread_num()], &todo[t].l, &b, &bp[(size_t)t * np]);
                 need[t] = 0;
                 for (int p = 0; p < np; p++)
-                    if (bp[(size_t)t * np + p] < gb[todo[t].l.system][sw->pricing[p]])
+                    if (isfinite(gb[todo[t].l.system][sw->pricing[p]]) &&
+                        bp[(size_t)t * np + p] < gb[todo[t].l.system][sw->pricing[p]])
                         need[t] = 1;
             }
             int nt = 0;
@@ -1306,7 +1427,6 @@ static bool complete_per_system(struct bnb *s, struct worker *workers, int nthre
     free(need);
     free(bp);
     free(todo);
-    free(keep.v);
     return !s->stopped;
 }
 
@@ -1736,25 +1856,52 @@ static void equivalent_layouts(const struct bnb *s, const struct ranked *rank, l
     out->top_first[n_top] = n;
 }
 
+static struct {
+    const struct bnb *s;
+    const struct ranked *rank;
+} pareto_ctx;
+
+static int cmp_cost_time(const void *a, const void *b)
+{
+    long i = *(const long *)a, j = *(const long *)b;
+    const struct ts_outcome *x = &pareto_ctx.s->d_out[pareto_ctx.rank[i].entry];
+    const struct ts_outcome *y = &pareto_ctx.s->d_out[pareto_ctx.rank[j].entry];
+    if (x->cost_usd != y->cost_usd)
+        return x->cost_usd < y->cost_usd ? -1 : 1;
+    if (x->time_s != y->time_s)
+        return x->time_s < y->time_s ? -1 : 1;
+    long ii = pareto_ctx.rank[i].index, jj = pareto_ctx.rank[j].index;
+    return (ii > jj) - (ii < jj);
+}
+
 /* The cost/time front of the meeting outcomes (analytic expected cost and time), one row per
  * purchase (its front point of least objective; the others listed with it), by time. */
 static void pareto_purchases(const struct bnb *s, const struct ranked *rank, long nrank,
                              struct ts_sweep_result *out)
 {
+    /* By cost, then time, then candidate order: a point is on the front when its time is
+     * below every earlier one's (an earlier point costs no more; at equal cost and time the
+     * first in candidate order stands for the others). O(n log n). */
+    long *order = ts_xmalloc((size_t)(nrank ? nrank : 1) * sizeof *order);
+    for (long r = 0; r < nrank; r++)
+        order[r] = r;
+    pareto_ctx.s = s;
+    pareto_ctx.rank = rank;
+    qsort(order, (size_t)nrank, sizeof *order, cmp_cost_time);
     long *front = ts_xmalloc((size_t)(nrank ? nrank : 1) * sizeof *front);
     long nf = 0;
-    for (long r = 0; r < nrank; r++) {      /* in ranked order: objective first */
-        const struct ts_outcome *o = &s->d_out[rank[r].entry];
-        bool dominated = false;
-        for (long q = 0; q < nrank && !dominated; q++) {
-            const struct ts_outcome *x = &s->d_out[rank[q].entry];
-            dominated = q != r && x->cost_usd <= o->cost_usd && x->time_s <= o->time_s &&
-                        (x->cost_usd < o->cost_usd || x->time_s < o->time_s ||
-                         rank[q].index < rank[r].index);
+    double tmin = HUGE_VAL;
+    for (long i = 0; i < nrank; i++) {
+        const struct ts_outcome *o = &s->d_out[rank[order[i]].entry];
+        if (o->time_s < tmin) {
+            tmin = o->time_s;
+            front[nf++] = order[i];
         }
-        if (!dominated)
-            front[nf++] = r;
     }
+    free(order);
+    /* Back in ranked order (objective first), so each purchase's row is its front point of
+     * least objective. */
+    qsort(front, (size_t)nf, sizeof *front, cmp_long);
     out->pareto = ts_xcalloc((size_t)(nf ? nf : 1), sizeof *out->pareto);
     out->pareto_layouts = ts_xcalloc((size_t)(nf ? nf : 1), sizeof *out->pareto_layouts);
     out->pareto_first = ts_xcalloc((size_t)(nf + 1), sizeof *out->pareto_first);
@@ -1931,6 +2078,7 @@ int ts_sweep_run(const struct ts_sweep *sw, const struct ts_sweep_options *opt,
             prune_state(&s, opt->exhaustive, &pr);
             bool ok = keep_refill(&s, &keep, NULL, opt->exhaustive, &pr, workers, nthreads, opt);
             free(pr.front);
+            free(pr.pbest);
             if (!ok)
                 s.stopped = true;
         }
@@ -1954,7 +2102,8 @@ int ts_sweep_run(const struct ts_sweep *sw, const struct ts_sweep_options *opt,
                 interrupted = true;
                 break;
             }
-            rc = finalize(sw, &workers[0], o, NULL, NULL, NULL, NULL, opt->stop, &interrupted, err);
+            rc = finalize(sw, &workers[0], o, NULL, NULL, NULL, NULL, NULL, opt->model_uncertainty,
+                          opt->stop, &interrupted, err);
             if (interrupted)
                 break;
             s.finalists++;
@@ -1978,7 +2127,7 @@ int ts_sweep_run(const struct ts_sweep *sw, const struct ts_sweep_options *opt,
     if (rc)
         goto done;
     /* The best of every system x pricing, exact (it may need more simulations). */
-    if (!complete_per_system(&s, workers, nthreads, opt)) {
+    if (!complete_per_system(&s, &keep, workers, nthreads, opt)) {
         save_progress(&s, out);
         out->simulated = s.simulated;
         goto done;
@@ -2032,7 +2181,8 @@ int ts_sweep_run(const struct ts_sweep *sw, const struct ts_sweep_options *opt,
         struct ts_outcome o = out->top[0];
         bool interrupted = false;
         rc = finalize(sw, &workers[0], &o, &out->best_job, &out->best_it, &out->best_run,
-                      &out->best_cost, opt->stop, &interrupted, err);
+                      &out->best_cost, &out->best_dist, opt->model_uncertainty, opt->stop,
+                      &interrupted, err);
         if (interrupted) {
             rc = TS_OK;
             save_progress(&s, out);
@@ -2047,6 +2197,8 @@ int ts_sweep_run(const struct ts_sweep *sw, const struct ts_sweep_options *opt,
         out->rejected[TS_REJECT_PRUNED] -= n_offered(sw, &s.d_out[d * np].layout);
 
 done:
+    progress_end(opt);
+    bar.what = NULL;
     free(rank);
     free(reps);
     free(perm);

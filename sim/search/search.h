@@ -26,8 +26,10 @@
  *      an evaluated point cannot be on it). Because the bound never exceeds the exact value,
  *      this returns the same best, top-k and front as evaluating everything.
  *   5. Run the failure Monte Carlo for the top-k finalists (expected and p90 time and cost);
- *      a probabilistic deadline ("probability": 0.9) is checked on the Monte Carlo p90, and
- *      finalists that miss it are replaced by the next candidates.
+ *      a probabilistic deadline ("probability": 0.9) is checked on the Monte Carlo quantile
+ *      at that probability (with the model's own error when options.model_uncertainty), and
+ *      finalists that miss it are replaced by the next candidates. The finalists are ranked
+ *      by the Monte Carlo mean of the objective, or by its quantile at the probability.
  * Results are identical for any thread count: batches are fixed by the bound order, each
  * candidate's result depends only on its inputs, and reductions run in index order.
  */
@@ -171,6 +173,9 @@ struct ts_outcome {
     /* Monte Carlo (finalists only) */
     bool monte_carlo;
     double mc_time_mean_s, mc_time_p90_s, mc_cost_mean_usd, mc_cost_p90_usd, goodput;
+    double mc_rank;             // what the finalists are ranked by: the objective's Monte
+                                //   Carlo mean, or with a deadline probability its quantile
+                                //   there over failures and model error combined (run.h)
 };
 
 /* The finished work of an interrupted sweep: which candidates were simulated and their
@@ -225,6 +230,8 @@ struct ts_sweep_options {
                                 //   runs (0: never), the same stand-in for the finalist phase
     uint64_t max_configs;       // refuse (TS_ERR_INPUT) a sweep that enumerates more layouts
                                 //   (0: TS_SWEEP_MAX_CONFIGS_DEFAULT); ts_sweep_count counts
+    bool model_uncertainty;     // finalists' Monte Carlo carries the model's validation
+                                //   band (run.h; the CLI's default, --no-model-uncertainty)
     long keep;                  // candidates kept in memory per stream (0:
                                 //   TS_SWEEP_KEEP_DEFAULT); smaller values only make more
                                 //   streams (tests use it to exercise them), never another answer
@@ -279,6 +286,7 @@ struct ts_sweep_result {
     struct ts_iteration best_it;
     struct ts_run_result best_run;
     struct ts_cost_result best_cost;
+    struct ts_run_distribution best_dist; // its finish-time and cost distribution
     /* Interrupted (options.stop): nothing above is set but enumerated, simulated and the
      * divisibility count; `progress` holds the finished work (resumed runs included). */
     bool interrupted;

@@ -134,8 +134,10 @@ int ts_file_read_limited(const char *path, size_t limit, char **out, size_t *len
 {
     char lim[48];
     ts_quantity_format((double)limit, TS_DIM_BYTES, lim, sizeof lim);
-    /* O_NONBLOCK: opening a FIFO nobody writes to must not wait for a writer. */
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    /* "-" is the standard input (a pipe or a redirected file). O_NONBLOCK: opening a FIFO
+     * nobody writes to must not wait for a writer. */
+    int fd = strcmp(path, "-") == 0 ? dup(STDIN_FILENO)
+                                    : open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     if (fd < 0)
         return ts_err_at(err, path, "", "cannot open: %s", strerror(errno));
     struct stat st;
