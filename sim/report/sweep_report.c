@@ -413,7 +413,8 @@ void ts_report_sweep_table(const struct ts_sweep *sw, const struct ts_sweep_resu
     ts_buf_printf(b, "\nThe chosen setup in full:\n\n");
     struct ts_run_output ro = {NULL, &r->best_job, &r->best_it, NULL, NULL,
                                r->best_job.has_reliability ? &r->best_run : NULL,
-                               r->best_job.has_cost ? &r->best_cost : NULL, NULL};
+                               r->best_job.has_cost ? &r->best_cost : NULL,
+                               r->best_job.has_reliability && r->best_dist.n > 0 ? &r->best_dist : NULL};
     ts_report_run_table(&ro, b);
     ts_buf_printf(b, "\nTop %d purchases (Monte Carlo expected time and cost; lays: layouts within %.1f%% "
                   "of the row's, listed in JSON):\n", r->n_top, 100 * TS_SWEEP_TIE_TOLERANCE);
