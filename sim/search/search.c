@@ -1459,6 +1459,8 @@ struct miss {
     bool from_start;
     double last_key;
     long last_index;
+    bool has_fallback;          // a rejected layout without a finite key (the first one):
+    struct ts_layout fallback;  //   when nothing has a value, it says why (its outcome)
 };
 
 static void miss_sink(struct stream *st, long index, const struct ts_layout *l, const struct bound *b)
@@ -1468,8 +1470,13 @@ static void miss_sink(struct stream *st, long index, const struct ts_layout *l, 
         return;
     struct bound k = *b;
     k.objective = miss_key(st->sw, b);
-    if (!isfinite(k.objective))
+    if (!isfinite(k.objective)) {
+        if (!m->has_fallback) {
+            m->has_fallback = true;
+            m->fallback = *l;
+        }
         return;
+    }
     if (!m->from_start && key_cmp(k.objective, index, m->last_key, m->last_index) <= 0)
         return;
     keep_push(m->keep, index, l, &k);
@@ -1515,7 +1522,7 @@ static bool closest_miss(struct bnb *s, struct worker *workers, int nthreads,
     struct ts_outcome *tmp = ts_xmalloc((size_t)batch * np * sizeof *tmp);
     struct ts_layout *lay = ts_xmalloc((size_t)batch * sizeof *lay);
     long *idx = ts_xmalloc((size_t)batch * sizeof *idx);
-    struct miss m = {&keep, true, 0.0, -1};
+    struct miss m = {&keep, true, 0.0, -1, false, {0}};
     long cap = 0;
     for (bool done = false; !done;) {
         keep.n = 0;
@@ -1579,6 +1586,23 @@ static bool closest_miss(struct bnb *s, struct worker *workers, int nthreads,
             m.from_start = false;
             m.last_key = keep.v[keep.n - 1].b.objective;
             m.last_index = keep.v[keep.n - 1].layout;
+        }
+    }
+    /* Nothing has a value: an outcome that says why (a simulated one, else the first
+     * layout rejected without a bound, evaluated now). */
+    if (!have && !s->stopped) {
+        for (long i = 0; i < s->nd * np && !have; i++)
+            if (sw->offered[s->d_out[i].layout.system][s->d_out[i].pricing]) {
+                *out = s->d_out[i];
+                have = true;
+            }
+        if (!have && m.has_fallback) {
+            evaluate(sw, &workers[0], &m.fallback, tmp);
+            int p = 0;
+            while (p + 1 < np && !sw->offered[m.fallback.system][sw->pricing[p]])
+                p++;
+            *out = tmp[p];
+            have = true;
         }
     }
     /* Sorted by enumeration index for miss_find (the outcomes move with their index). */
