@@ -69,10 +69,20 @@ static char **split_equals(int *argc, char **argv)
     return v;
 }
 
+static int dispatch(int argc, char **argv);
+
 int main(int argc, char **argv)
 {
     ts_gsl_errors_install();    /* GSL must never abort the process: its errors become ours */
-    argv = split_equals(&argc, argv);
+    char **args = split_equals(&argc, argv);
+    int rc = dispatch(argc, args);
+    if (args != argv)
+        free(args);
+    return rc;
+}
+
+static int dispatch(int argc, char **argv)
+{
     if (argc < 2) {
         usage(stderr);
         return TS_ERR_INPUT;
