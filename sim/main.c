@@ -58,9 +58,44 @@ static void usage(FILE *f)
             ts_spec_home());
 }
 
+/* "--option=value" is "--option value" for every command (GNU style): split it in place
+ * into a fresh argument vector (the strings stay argv's; the '=' becomes a terminator). */
+static char **split_equals(int *argc, char **argv)
+{
+    int n = *argc, extra = 0;
+    for (int i = 1; i < n; i++)
+        extra += strncmp(argv[i], "--", 2) == 0 && strchr(argv[i], '=') != NULL;
+    if (!extra)
+        return argv;
+    char **v = ts_xmalloc((size_t)(n + extra + 1) * sizeof *v);
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        char *eq = i > 0 && strncmp(argv[i], "--", 2) == 0 ? strchr(argv[i], '=') : NULL;
+        v[k++] = argv[i];
+        if (eq) {
+            *eq = '\0';
+            v[k++] = eq + 1;
+        }
+    }
+    v[k] = NULL;
+    *argc = k;
+    return v;
+}
+
+static int dispatch(int argc, char **argv);
+
 int main(int argc, char **argv)
 {
     ts_gsl_errors_install();    /* GSL must never abort the process: its errors become ours */
+    char **args = split_equals(&argc, argv);
+    int rc = dispatch(argc, args);
+    if (args != argv)
+        free(args);
+    return rc;
+}
+
+static int dispatch(int argc, char **argv)
+{
     if (argc < 2) {
         usage(stderr);
         return TS_ERR_INPUT;

@@ -165,7 +165,7 @@ run csv sweep "$SMALL" --format json --no-progress --csv "$tmp/csv/all.csv"
 expect_rc csv 0
 without_elapsed "$tmp/csv.out" >"$tmp/csv.json"
 cmp -s "$tmp/csv.json" "$tmp/t1.json" || fail "csv: --csv changed the report"
-header='system,nodes,gpus,global_batch,tp,pp,dp,cp,microbatch,schedule,virtual_stages,sequence_parallel,recompute,zero,tp_comm_overlap,status,memory_gib,bound_time_s,bound_cost_usd,pricing,iteration_s,tokens_per_s,mfu,time_to_train_s,estimated_time_to_train_s,cost_usd,meets,software'
+header='system,nodes,gpus,global_batch,tp,pp,dp,cp,microbatch,schedule,virtual_stages,sequence_parallel,recompute,zero,tp_comm_overlap,status,memory_gib,bound_time_s,bound_cost_usd,pricing,iteration_s,tokens_per_s,mfu,time_to_train_s,estimated_time_to_train_s,cost_usd,meets,why,software'
 [ "$(head -n 1 "$tmp/csv/all.csv")" = "$header" ] || fail "csv: header is $(head -n 1 "$tmp/csv/all.csv")"
 evaluated=$(json_number "$tmp/csv.out" evaluated)
 simulated=$(json_number "$tmp/csv.out" simulated)

@@ -266,7 +266,7 @@ static int evaluate_and_check(const struct ts_job *job, const char *what, struct
     }
     if (rc == TS_OK) {
         struct ts_run_output out = {what, job, it, &stages, arrays + 3 * p,
-                                    o->have_run ? &o->run : NULL, o->have_cost ? &o->cost : NULL};
+                                    o->have_run ? &o->run : NULL, o->have_cost ? &o->cost : NULL, NULL};
         cJSON *j = ts_report_run_json(&out);
         assert_no_null(j, job, what);
         cJSON_Delete(j);

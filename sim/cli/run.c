@@ -21,6 +21,7 @@ void ts_cli_run_help(FILE *f)
             "                    [--run-trace OUT.json] [--method discrete-event|closed-form]\n"
             "                    [--replications N] [--seed S] [--threads N] [--report OUT.html]\n"
             "                    [--set PATH=VALUE ...] [--explain] [--emit job OUT.json | megatron]\n"
+            "                    [--no-model-uncertainty]\n"
             "\n"
             "Simulate one job file (configs/*.json): one training iteration as a discrete-event\n"
             "simulation of the pipeline schedule with TP/PP/DP/CP traffic, memory per GPU,\n"
@@ -50,6 +51,8 @@ void ts_cli_run_help(FILE *f)
             "  --emit megatron  print the Megatron-LM / NeMo arguments of the job instead\n"
             "  --report OUT   also write an HTML page (opens offline): the answer, assumptions,\n"
             "                 the bill, the finish-time CDF and the iteration timeline\n"
+            "  --no-model-uncertainty  time_quantiles / cost_quantiles from failures only,\n"
+            "                 without the model's validation band (default: both combined)\n"
             "\n"
             "An infeasible job (out of memory) is a result: exit 0 with \"feasible\": false.\n"
             "\n"
@@ -75,6 +78,7 @@ int ts_cli_run(int argc, char **argv)
     enum ts_format format = ts_cli_default_format();
     enum ts_method method = TS_METHOD_DISCRETE_EVENT;
     struct ts_cli_whatif whatif = {0};
+    bool model_uncertainty = true;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         bool has_value = i + 1 < argc;
@@ -83,6 +87,10 @@ int ts_cli_run(int argc, char **argv)
             return TS_ERR_INPUT;
         if (w > 0)
             continue;
+        if (strcmp(a, "--no-model-uncertainty") == 0) {
+            model_uncertainty = false;
+            continue;
+        }
         if (strcmp(a, "--format") == 0 && has_value) {
             if (ts_cli_parse_format(argv[++i], &format))
                 return TS_ERR_INPUT;
@@ -254,6 +262,19 @@ int ts_cli_run(int argc, char **argv)
         else
             have_cost = true;
     }
+    /* The finish-time and cost distribution with the model's own error (run.h). */
+    struct ts_run_distribution dist;
+    bool have_dist = false;
+    if (rc == TS_OK && have_run) {
+        struct ts_run_band band;
+        ts_run_model_band(job, model_uncertainty, &band);
+        if ((rc = ts_run_distribution_compute(&band, job, &it, &run, samples, n_samples,
+                                              ts_compute_checkpoint_bytes(job, &scratch.compute),
+                                              0.0, &dist, &err)))
+            fprintf(stderr, "trainsim: %s: %s\n", file, err.msg);
+        else
+            have_dist = true;
+    }
     if (rc == TS_OK && trace_path && ts_report_trace_write(trace_path, &trace, job, &err)) {
         fprintf(stderr, "trainsim: %s\n", err.msg);
         rc = err.status;
@@ -266,7 +287,8 @@ int ts_cli_run(int argc, char **argv)
     if (rc == TS_OK) {
         struct ts_run_output out = {file, job, &it,
                                     method == TS_METHOD_DISCRETE_EVENT ? &stages : NULL, stage_mem,
-                                    have_run ? &run : NULL, have_cost ? &cost : NULL};
+                                    have_run ? &run : NULL, have_cost ? &cost : NULL,
+                                    have_dist ? &dist : NULL};
         if (report) {
             cJSON *o = ts_report_run_json(&out);
             struct ts_html_input hi = {"run", file, o, NULL, have_run ? samples : NULL,

@@ -20,7 +20,7 @@ void ts_cli_sweep_help(FILE *f)
             "                      [--top K] [--exhaustive] [--no-progress] [--max-configs N]\n"
             "                      [--partial OUT.partial.json] [--resume PARTIAL]\n"
             "                      [--set PATH=VALUE ...] [--explain] [--emit job OUT.json | megatron]\n"
-            "                      [--sensitivity] [--report OUT.html]\n"
+            "                      [--sensitivity] [--report OUT.html] [--no-model-uncertainty] [--wide]\n"
             "\n"
             "Search GPU types, node counts, pricing models, software profiles and parallel layouts\n"
             "for the cheapest (or fastest) setup that trains the sweep's model on its token budget\n"
@@ -47,6 +47,9 @@ void ts_cli_sweep_help(FILE *f)
             "  --top K          report the K best (default: the file's \"top\", else 10)\n"
             "  --exhaustive     simulate every layout that fits (no pruning; slower, same answer)\n"
             "  --no-progress    no progress bar on stderr\n"
+            "  --no-model-uncertainty  finalists' Monte Carlo without the model's own error\n"
+            "                   (the validation band of each profile x device; default on)\n"
+            "  --wide           tables with every layout column (default: fit 100 columns)\n"
             "  --max-configs N  refuse (exit 2) a sweep that enumerates more than N layouts\n"
             "                   (default 4000000; the shipped sweeps enumerate up to 1.6 M);\n"
             "                   the message gives the count. Memory does not grow with the\n"
@@ -181,6 +184,7 @@ static int sweep_command(int argc, char **argv)
     struct ts_sweep_options opt;
     memset(&opt, 0, sizeof opt);
     opt.progress = isatty(STDERR_FILENO);
+    opt.model_uncertainty = true;
     int top = 0;
     struct ts_cli_whatif whatif = {0};
     for (int i = 1; i < argc; i++) {
@@ -219,6 +223,10 @@ static int sweep_command(int argc, char **argv)
             opt.exhaustive = true;
         } else if (strcmp(a, "--no-progress") == 0) {
             opt.progress = false;
+        } else if (strcmp(a, "--no-model-uncertainty") == 0) {
+            opt.model_uncertainty = false;
+        } else if (strcmp(a, "--wide") == 0) {
+            ts_report_wide = true;
         } else if (ts_cli_positional("sweep", "sweep", a, &file)) {
             return TS_ERR_INPUT;
         }

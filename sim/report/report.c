@@ -654,6 +654,8 @@ cJSON *ts_report_run_json(const struct ts_run_output *r)
         cJSON_AddNullToObject(o, "cost_breakdown");
     }
     cJSON_AddItemToObject(o, "validation", validation_json(job, it));
+    if (r->dist)
+        ts_report_distribution_json(r->dist, o);
     cJSON_AddItemToObject(o, "layout", layout_json(job, (int)(job->global_batch /
                                                                (job->parallel.dp * job->parallel.microbatch))));
 
@@ -729,18 +731,7 @@ void ts_report_json_print(const cJSON *obj, struct ts_buf *out)
 
 static void csv_field(struct ts_buf *out, const char *s)
 {
-    bool quote = strpbrk(s, ",\"\n") != NULL;
-    if (!quote) {
-        ts_buf_append(out, s, strlen(s));
-        return;
-    }
-    ts_buf_append(out, "\"", 1);
-    for (const char *p = s; *p; p++) {
-        if (*p == '"')
-            ts_buf_append(out, "\"", 1);
-        ts_buf_append(out, p, 1);
-    }
-    ts_buf_append(out, "\"", 1);
+    ts_csv_field(out, s);
 }
 
 static void csv_walk(const cJSON *obj, const char *prefix, struct ts_buf *hdr, struct ts_buf *row,
@@ -996,6 +987,8 @@ void ts_report_run_table(const struct ts_run_output *r, struct ts_buf *o)
     ts_report_validation_text(job, it, o);
     if (r->run) {
         run_table(o, job, r->run);
+        if (r->dist)
+            ts_report_distribution_text(r->dist, o);
         assumptions_table(o, job, r->run);
     }
     if (r->cost)
@@ -1005,6 +998,84 @@ void ts_report_run_table(const struct ts_run_output *r, struct ts_buf *o)
                           job->has_cost))
         ts_buf_printf(o, "\nWhole run%s: not simulated (the job does not fit in memory)\n",
                       job->has_cost ? " and bill" : "");
+}
+
+/* ---------------------------------------------------------------- finish-time distribution */
+
+void ts_report_distribution_json(const struct ts_run_distribution *d, cJSON *o)
+{
+    cJSON *tq = cJSON_AddObjectToObject(o, "time_quantiles");
+    for (int k = 0; k < TS_RUN_QUANTILES; k++)
+        add_num(tq, ts_run_quantile_names[k], d->time_s[k]);
+    add_num(tq, "mean", d->time_mean_s);
+    if (d->has_cost) {
+        cJSON *cq = cJSON_AddObjectToObject(o, "cost_quantiles");
+        for (int k = 0; k < TS_RUN_QUANTILES; k++)
+            add_num(cq, ts_run_quantile_names[k], d->cost_usd[k]);
+        add_num(cq, "mean", d->cost_mean_usd);
+    }
+    cJSON *mu = cJSON_AddObjectToObject(o, "model_uncertainty");
+    cJSON_AddBoolToObject(mu, "applied", d->band.on);
+    cJSON_AddBoolToObject(mu, "validated", d->band.validated);
+    add_num(mu, "min_error", d->band.on ? d->band.min_error : 0.0);
+    add_num(mu, "max_error", d->band.on ? d->band.max_error : 0.0);
+    cJSON_AddStringToObject(mu, "source", d->band.on ? d->band.source
+                                                     : "off (--no-model-uncertainty)");
+    cJSON_AddStringToObject(mu, "draw", "replication i takes its simulated wall time x (1 + e_i), "
+                            "e_i uniform on the band, stratified; bills at that time");
+    add_num(mu, "replications", d->n);
+}
+
+void ts_report_distribution_text(const struct ts_run_distribution *d, struct ts_buf *o)
+{
+    char a[48];
+    if (d->band.on)
+        ts_buf_printf(o, "\nFinish time and bill with the model's own error (%+.0f%% .. %+.0f%%, %s)\n",
+                      100 * d->band.min_error, 100 * d->band.max_error,
+                      d->band.validated ? "validated band" : "default band: not validated");
+    else
+        ts_buf_printf(o, "\nFinish time and bill (model error off: failures only)\n");
+    ts_buf_printf(o, "    %-8s", "");
+    for (int k = 1; k < TS_RUN_QUANTILES; k++)
+        ts_buf_printf(o, " %10s", ts_run_quantile_names[k]);
+    ts_buf_printf(o, "\n    %-8s", "time");
+    for (int k = 1; k < TS_RUN_QUANTILES; k++)
+        ts_buf_printf(o, " %10s", ts_report_format_human(d->time_s[k], "s", a, sizeof a));
+    if (d->has_cost) {
+        ts_buf_printf(o, "\n    %-8s", "cost");
+        for (int k = 1; k < TS_RUN_QUANTILES; k++)
+            ts_buf_printf(o, " %10s", ts_report_format_human(d->cost_usd[k], "$", a, sizeof a));
+    }
+    ts_buf_printf(o, "\n");
+}
+
+/* ---------------------------------------------------------------- numbers for people */
+
+const char *ts_report_format_human(double v, const char *unit, char *buf, size_t n)
+{
+    if (!isfinite(v)) {
+        snprintf(buf, n, "-");
+        return buf;
+    }
+    if (strcmp(unit, "s") == 0)
+        return ts_quantity_format(v, TS_DIM_SECONDS, buf, n);
+    static const char *const prefix[] = {"", "k", "M", "G", "T", "P"};
+    int p = 0;
+    double x = fabs(v);
+    while (x >= 999.5 && p < 5) {
+        x /= 1000;
+        p++;
+    }
+    /* Three significant digits: 2.90 M, 24.8 k, 153 */
+    int dec = x >= 99.95 ? 0 : x >= 9.995 ? 1 : 2;
+    if (p == 0 && x == floor(x))
+        dec = 0;
+    const char *sign = v < 0 ? "-" : "";
+    if (strcmp(unit, "$") == 0)
+        snprintf(buf, n, "%s$%.*f%s%s", sign, dec, x, p ? " " : "", prefix[p]);
+    else
+        snprintf(buf, n, "%s%.*f %s%s", sign, dec, x, prefix[p], unit);
+    return buf;
 }
 
 /* ---------------------------------------------------------------- Chrome trace */

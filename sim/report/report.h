@@ -27,6 +27,9 @@ struct ts_run_output {
     const double *stage_memory_bytes;   // per-stage memory (may be NULL)
     const struct ts_run_result *run;    // whole-run Monte Carlo (NULL without reliability)
     const struct ts_cost_result *cost;  // the bill (NULL without a cost section)
+    const struct ts_run_distribution *dist; // finish time and cost with the model's error
+                                        //   (NULL: not computed); JSON time_quantiles,
+                                        //   cost_quantiles, model_uncertainty
 };
 
 /* The run result as a JSON object (caller frees with cJSON_Delete). */
@@ -54,6 +57,21 @@ void ts_report_json_print(const cJSON *obj, struct ts_buf *out);
 /* USD with thousands separators: 12345678.9 -> "$12,345,679"; "not priced" when usd is not
  * finite. Returns buf. */
 const char *ts_report_format_usd(double usd, char *buf, size_t n);
+
+/* The run's finish-time and cost distribution with the model's error: JSON keys
+ * time_quantiles {p05 ... p99, mean} (s), cost_quantiles (USD) and model_uncertainty
+ * {applied, validated, min_error, max_error, source, draw, replications} added to `o`; and a
+ * table of the quantiles. */
+void ts_report_distribution_json(const struct ts_run_distribution *d, cJSON *o);
+void ts_report_distribution_text(const struct ts_run_distribution *d, struct ts_buf *out);
+
+/* A number for people, three significant digits with an SI prefix: (2.9e6, "tokens/s") ->
+ * "2.90 M tokens/s", (1.53e6, "$") -> "$1.53 M", (1.65e6, "s") -> "19.1 d" (times use the
+ * quantity formatter). Tables only: JSON and CSV keep full precision. Returns buf. */
+const char *ts_report_format_human(double v, const char *unit, char *buf, size_t n);
+
+/* Tables: every column (--wide) instead of fitting 100 columns. */
+extern bool ts_report_wide;
 
 /* The sweep result: best (with the same metrics as a run), top, pareto, counts. */
 cJSON *ts_report_sweep_json(const struct ts_sweep *sw, const struct ts_sweep_result *r);

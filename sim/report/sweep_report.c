@@ -26,6 +26,9 @@ static void unpriced_text(const struct ts_sweep *sw, const struct ts_outcome *o,
                  "checkpoint write time)");
 }
 
+static bool decision_tie(const struct ts_sweep *sw, const struct ts_sweep_result *r, double *margin,
+                         double *band, bool *same_regime);
+
 static cJSON *outcome_json(const struct ts_sweep *sw, const struct ts_outcome *o)
 {
     const struct ts_layout *l = &o->layout;
@@ -85,6 +88,16 @@ static cJSON *outcome_json(const struct ts_sweep *sw, const struct ts_outcome *o
     return j;
 }
 
+/* A row's layouts: `equivalent_layouts` (how many) and `layouts` (each as a row). */
+static void add_layouts(cJSON *row, const struct ts_sweep *sw, const struct ts_outcome *v, int a, int b)
+{
+    num(row, "equivalent_layouts", b - a);
+    cJSON *arr = cJSON_CreateArray();
+    for (int e = a; e < b; e++)
+        cJSON_AddItemToArray(arr, outcome_json(sw, &v[e]));
+    cJSON_AddItemToObject(row, "layouts", arr);
+}
+
 static void constraint_text(const struct ts_sweep *sw, char *buf, size_t n)
 {
     char a[48];
@@ -140,11 +153,30 @@ cJSON *ts_report_sweep_json(const struct ts_sweep *sw, const struct ts_sweep_res
     cJSON_AddStringToObject(o, "constraint", c);
     cJSON_AddBoolToObject(o, "found", r->found);
     if (r->found) {
+        bool dist = r->best_job.has_reliability && r->best_dist.n > 0;
         struct ts_run_output ro = {NULL, &r->best_job, &r->best_it, NULL, NULL,
                                    r->best_job.has_reliability ? &r->best_run : NULL,
-                                   r->best_job.has_cost ? &r->best_cost : NULL};
+                                   r->best_job.has_cost ? &r->best_cost : NULL,
+                                   dist ? &r->best_dist : NULL};
         cJSON *best = ts_report_run_json(&ro);
         cJSON_AddItemToObject(o, "best", best);
+        /* The answer's distribution at the top level too, and the decision's margin. */
+        if (dist)
+            ts_report_distribution_json(&r->best_dist, o);
+        if (r->n_top > 1) {
+            double margin, band;
+            bool same;
+            bool tie = decision_tie(sw, r, &margin, &band, &same);
+            cJSON *dj = cJSON_AddObjectToObject(o, "decision");
+            num(dj, "runner_up_margin", margin);
+            num(dj, "model_error", band);
+            cJSON_AddBoolToObject(dj, "tie", tie);
+            cJSON_AddBoolToObject(dj, "same_regime", same);
+            cJSON_AddStringToObject(dj, "ranked_by", sw->probability > 0
+                                    ? "the objective's quantile at the deadline probability, "
+                                      "failures and model error combined"
+                                    : "the objective's Monte Carlo mean");
+        }
         cJSON_AddNullToObject(o, "message");
         /* What the answer rests on: the best's assumptions, also at the top level. */
         const cJSON *as = cJSON_GetObjectItemCaseSensitive(best, "assumptions");
@@ -167,14 +199,28 @@ cJSON *ts_report_sweep_json(const struct ts_sweep *sw, const struct ts_sweep_res
     }
     if (r->has_closest)
         cJSON_AddItemToObject(o, "closest_miss", outcome_json(sw, &r->closest));
+    /* Rows are purchases; each lists its layouts (the row's own first). */
+    num(o, "tie_tolerance", TS_SWEEP_TIE_TOLERANCE);
     cJSON *top = cJSON_CreateArray();
-    for (int i = 0; i < r->n_top; i++)
-        cJSON_AddItemToArray(top, outcome_json(sw, &r->top[i]));
+    for (int i = 0; i < r->n_top; i++) {
+        cJSON *row = outcome_json(sw, &r->top[i]);
+        if (r->top_first)
+            add_layouts(row, sw, r->top_layouts, r->top_first[i], r->top_first[i + 1]);
+        cJSON_AddItemToArray(top, row);
+    }
     cJSON_AddItemToObject(o, "top", top);
     cJSON *pareto = cJSON_CreateArray();
-    for (int i = 0; i < r->n_pareto; i++)
-        cJSON_AddItemToArray(pareto, outcome_json(sw, &r->pareto[i]));
+    for (int i = 0; i < r->n_pareto; i++) {
+        cJSON *row = outcome_json(sw, &r->pareto[i]);
+        if (r->pareto_first)
+            add_layouts(row, sw, r->pareto_layouts, r->pareto_first[i], r->pareto_first[i + 1]);
+        cJSON_AddItemToArray(pareto, row);
+    }
     cJSON_AddItemToObject(o, "pareto", pareto);
+    cJSON *bps = cJSON_CreateArray();
+    for (int i = 0; i < r->n_best_per_system; i++)
+        cJSON_AddItemToArray(bps, outcome_json(sw, &r->best_per_system[i]));
+    cJSON_AddItemToObject(o, "best_per_system", bps);
     num(o, "enumerated", (double)r->enumerated);
     num(o, "evaluated", (double)r->evaluated);
     num(o, "simulated", (double)r->simulated);
@@ -187,7 +233,7 @@ cJSON *ts_report_sweep_json(const struct ts_sweep *sw, const struct ts_sweep_res
     return o;
 }
 
-static void outcome_row(struct ts_buf *b, const struct ts_sweep *sw, int rank, const struct ts_outcome *o)
+static void outcome_row_wide(struct ts_buf *b, const struct ts_sweep *sw, int rank, const struct ts_outcome *o)
 {
     const struct ts_layout *l = &o->layout;
     const struct ts_system *sys = &sw->systems[l->system];
@@ -213,7 +259,7 @@ static void outcome_row(struct ts_buf *b, const struct ts_sweep *sw, int rank, c
     ts_buf_printf(b, "\n");
 }
 
-static void outcome_header(struct ts_buf *b, const struct ts_sweep *sw)
+static void outcome_header_wide(struct ts_buf *b, const struct ts_sweep *sw)
 {
     ts_buf_printf(b, "  %3s  %-13s %5s %6s  %-9s %3s %3s %4s %3s %3s  %-11s %-3s %-9s %s %-3s %9s %6s %9s",
                   "#", "system", "nodes", "gpus", "pricing", "tp", "pp", "dp", "cp", "mb", "schedule",
@@ -223,6 +269,95 @@ static void outcome_header(struct ts_buf *b, const struct ts_sweep *sw)
     if (sw->n_software > 1)
         ts_buf_printf(b, "  %s", "software");
     ts_buf_printf(b, "\n");
+}
+
+bool ts_report_wide;
+
+/* The compact row (fits 100 columns): the purchase, the layout in one field, numbers for
+ * people, and how many equivalent layouts the row stands for (n < 0: not counted). */
+static void outcome_row_n(struct ts_buf *b, const struct ts_sweep *sw, int rank,
+                          const struct ts_outcome *o, int n)
+{
+    if (ts_report_wide) {
+        outcome_row_wide(b, sw, rank, o);
+        return;
+    }
+    const struct ts_layout *l = &o->layout;
+    const struct ts_system *sys = &sw->systems[l->system];
+    int gpus = l->nodes * sys->gpus_per_node;
+    char lay[64], t[48], u[48], tp[48];
+    int k = snprintf(lay, sizeof lay, "tp%d pp%d dp%d", l->tp, l->pp, gpus / (l->tp * l->cp * l->pp));
+    if (l->cp > 1)
+        k += snprintf(lay + k, sizeof lay - (size_t)k, " cp%d", l->cp);
+    k += snprintf(lay + k, sizeof lay - (size_t)k, " mb%d z%d", l->microbatch, l->zero);
+    if (l->schedule == TS_SCHED_INTERLEAVED)
+        k += snprintf(lay + k, sizeof lay - (size_t)k, " v%d", l->virtual_stages);
+    else if (l->schedule != TS_SCHED_1F1B)
+        k += snprintf(lay + k, sizeof lay - (size_t)k, " %s", ts_schedule_names[l->schedule]);
+    if (l->recompute != TS_RECOMPUTE_NONE)
+        k += snprintf(lay + k, sizeof lay - (size_t)k, " %.4s", ts_recompute_names[l->recompute]);
+    if (l->sp)
+        k += snprintf(lay + k, sizeof lay - (size_t)k, " sp");
+    if (l->tp_overlap)
+        snprintf(lay + k, sizeof lay - (size_t)k, " tpo");
+    double time = o->monte_carlo ? o->mc_time_mean_s : o->time_s;
+    double cost = o->monte_carlo ? o->mc_cost_mean_usd : o->cost_usd;
+    ts_buf_printf(b, " %2d  %-12.12s %4d %5d  %-9s %-20s %7s %5.1f%% %8s", rank, sys->name,
+                  l->nodes, gpus, ts_pricing_names[o->pricing], lay,
+                  ts_report_format_human(o->tokens_per_s, "", tp, sizeof tp), 100 * o->mfu,
+                  isfinite(time) ? ts_quantity_format(time, TS_DIM_SECONDS, t, sizeof t) : "never");
+    if (sw->has_cost)
+        ts_buf_printf(b, " %9s", ts_report_format_human(cost, "$", u, sizeof u));
+    if (n >= 0)
+        ts_buf_printf(b, " %4d", n);
+    ts_buf_printf(b, "\n");
+}
+
+static void outcome_row(struct ts_buf *b, const struct ts_sweep *sw, int rank, const struct ts_outcome *o)
+{
+    outcome_row_n(b, sw, rank, o, -1);
+}
+
+static void outcome_header_n(struct ts_buf *b, const struct ts_sweep *sw, bool counted)
+{
+    if (ts_report_wide) {
+        outcome_header_wide(b, sw);
+        return;
+    }
+    ts_buf_printf(b, " %2s  %-12s %4s %5s  %-9s %-20s %7s %6s %8s", "#", "system", "node", "gpus",
+                  "pricing", "layout", "tok/s", "MFU", "time");
+    if (sw->has_cost)
+        ts_buf_printf(b, " %9s", "cost");
+    if (counted)
+        ts_buf_printf(b, " %4s", "lays");
+    ts_buf_printf(b, "\n");
+}
+
+static void outcome_header(struct ts_buf *b, const struct ts_sweep *sw)
+{
+    outcome_header_n(b, sw, false);
+}
+
+/* Whether the winner beats the runner-up by more than the model's error: the margin on the
+ * ranked objective against the wider half-band of the two regimes. Returns true for a tie;
+ * *margin and *band (fractions) say by how much. */
+static bool decision_tie(const struct ts_sweep *sw, const struct ts_sweep_result *r, double *margin,
+                         double *band, bool *same_regime)
+{
+    const struct ts_outcome *a = &r->top[0], *b2 = &r->top[1];
+    *margin = a->mc_rank > 0 ? b2->mc_rank / a->mc_rank - 1 : 0.0;
+    struct ts_job *ja = ts_xmalloc(sizeof *ja), *jb = ts_xmalloc(sizeof *jb);
+    ts_sweep_layout_job(sw, &a->layout, (enum ts_pricing)a->pricing, ja);
+    ts_sweep_layout_job(sw, &b2->layout, (enum ts_pricing)b2->pricing, jb);
+    struct ts_run_band ba, bb;
+    ts_run_model_band(ja, true, &ba);
+    ts_run_model_band(jb, true, &bb);
+    *band = fmax(fmax(fabs(ba.min_error), fabs(ba.max_error)), fmax(fabs(bb.min_error), fabs(bb.max_error)));
+    *same_regime = strcmp(ja->system.accel.name, jb->system.accel.name) == 0 &&
+                   a->layout.software == b2->layout.software;
+    free(ja);
+    free(jb);
+    return *margin <= *band;
 }
 
 void ts_report_sweep_table(const struct ts_sweep *sw, const struct ts_sweep_result *r, struct ts_buf *b)
@@ -272,16 +407,34 @@ void ts_report_sweep_table(const struct ts_sweep *sw, const struct ts_sweep_resu
                           ts_report_format_usd(ru->mc_cost_mean_usd, u1, sizeof u1),
                           100 * (ru->mc_cost_mean_usd / best->mc_cost_mean_usd - 1));
         ts_buf_printf(b, ", expected time %s\n", ts_quantity_format(ru->mc_time_mean_s, TS_DIM_SECONDS, a, sizeof a));
+        double margin, band;
+        bool same;
+        if (decision_tie(sw, r, &margin, &band, &same))
+            ts_buf_printf(b, "within model error (+-%.0f%%) of the runner-up: a tie (margin %.1f%%%s)\n",
+                          100 * band, 100 * margin,
+                          same ? "; same device and software, so much of the error is shared" : "");
+        else
+            ts_buf_printf(b, "beats the runner-up by %.1f%%, more than the model error (+-%.0f%%)\n",
+                          100 * margin, 100 * band);
     }
     ts_buf_printf(b, "\nThe chosen setup in full:\n\n");
     struct ts_run_output ro = {NULL, &r->best_job, &r->best_it, NULL, NULL,
                                r->best_job.has_reliability ? &r->best_run : NULL,
-                               r->best_job.has_cost ? &r->best_cost : NULL};
+                               r->best_job.has_cost ? &r->best_cost : NULL,
+                               r->best_job.has_reliability && r->best_dist.n > 0 ? &r->best_dist : NULL};
     ts_report_run_table(&ro, b);
-    ts_buf_printf(b, "\nTop %d (Monte Carlo expected time and cost):\n", r->n_top);
-    outcome_header(b, sw);
+    ts_buf_printf(b, "\nTop %d purchases (Monte Carlo expected time and cost; lays: layouts within %.1f%% "
+                  "of the row's, listed in JSON):\n", r->n_top, 100 * TS_SWEEP_TIE_TOLERANCE);
+    outcome_header_n(b, sw, r->top_first != NULL);
     for (int i = 0; i < r->n_top; i++)
-        outcome_row(b, sw, i + 1, &r->top[i]);
+        outcome_row_n(b, sw, i + 1, &r->top[i],
+                      r->top_first ? r->top_first[i + 1] - r->top_first[i] : -1);
+    if (r->n_best_per_system > 0) {
+        ts_buf_printf(b, "\nBest per system and pricing (analytic expected values):\n");
+        outcome_header(b, sw);
+        for (int i = 0; i < r->n_best_per_system; i++)
+            outcome_row(b, sw, i + 1, &r->best_per_system[i]);
+    }
     if (r->n_pareto > 0) {
         ts_buf_printf(b, "\nCost / time Pareto front (analytic expected values; faster is dearer):\n");
         outcome_header(b, sw);

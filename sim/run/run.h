@@ -261,4 +261,60 @@ void ts_run_timeline_free(struct ts_run_timeline *t);
  * drains divide the wall time by 1 - rate x (save + R) x the training share. */
 int ts_run_estimate(const struct ts_run_input *in, struct ts_run_result *out, struct ts_err *err);
 
+/* ---------------------------------------------------------------- model uncertainty */
+
+struct ts_iteration;    /* step/step.h */
+
+/* The model's own error (uncertainty.c): each prediction carries the validation band of its
+ * regime (software profile x device: the profile's `validation` entry for the device), a
+ * relative error of the predicted throughput, predicted / published - 1, so a real run takes
+ * (1 + e) times the predicted time; unvalidated regimes get the default band below (from
+ * experiments/validation-frameworks: all 216 rows, -19.9% .. +37.9%, rounded outward). */
+#define TS_RUN_BAND_DEFAULT_MIN (-0.20)
+#define TS_RUN_BAND_DEFAULT_MAX 0.38
+
+struct ts_run_band {
+    bool on;                        // applied (false: --no-model-uncertainty; factors are 1)
+    bool validated;                 // the band comes from published rows of this regime
+    double min_error, max_error;    // e.g. -0.07 .. 0.074 (megatron-core on h100-sxm)
+    char source[512];               // where the band comes from
+};
+
+/* The band of a job's regime. */
+void ts_run_model_band(const struct ts_job *job, bool on, struct ts_run_band *out);
+
+/* Replication i's time factor 1 + e_i, e_i uniform on the band, stratified (the n midpoints
+ * of the band in a shuffled order): deterministic per (seed, n, i). All 1 when !b->on. */
+void ts_run_model_factors(const struct ts_run_band *b, uint64_t seed, int n, double *factor);
+
+#define TS_RUN_QUANTILES 8
+extern const double ts_run_quantile_levels[TS_RUN_QUANTILES];   // 0.05 ... 0.99
+extern const char *const ts_run_quantile_names[TS_RUN_QUANTILES]; // "p05" ... "p99"
+
+/* The finish-time and cost distribution of a run, failures and model error combined:
+ * replication i takes wall_i x factor_i and is billed at that time. */
+struct ts_run_distribution {
+    struct ts_run_band band;
+    int n;                          // replications
+    double time_s[TS_RUN_QUANTILES];
+    double time_mean_s;
+    bool has_cost;
+    double cost_usd[TS_RUN_QUANTILES];
+    double cost_mean_usd;
+    double q;                       // an extra level asked for (0: none), e.g. a deadline's
+    double time_at_q_s, cost_at_q_usd; //   probability, and the quantiles there
+};
+
+/* Fill *out from the Monte Carlo's per-replication wall times `wall` [n] of `run` (the job's
+ * reliability seed draws the factors), with the quantiles at level q too when q > 0.
+ * Returns TS_OK or the cost model's error. */
+int ts_run_distribution_compute(const struct ts_run_band *band, const struct ts_job *job,
+                                const struct ts_iteration *it, const struct ts_run_result *run,
+                                const double *wall, int n, double checkpoint_bytes, double q,
+                                struct ts_run_distribution *out, struct ts_err *err);
+
+/* The q-quantile of wall_i x factor_i. */
+double ts_run_distribution_quantile(const struct ts_run_band *band, uint64_t seed, const double *wall,
+                                    int n, double q);
+
 #endif

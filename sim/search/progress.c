@@ -96,6 +96,7 @@ static const struct dfield outcome_doubles[] = {
     {"mc_cost_mean_usd", offsetof(struct ts_outcome, mc_cost_mean_usd)},
     {"mc_cost_p90_usd", offsetof(struct ts_outcome, mc_cost_p90_usd)},
     {"goodput", offsetof(struct ts_outcome, goodput)},
+    {"mc_rank", offsetof(struct ts_outcome, mc_rank)},
 };
 #define N_FLAGS 4   /* pricing, meets, monte_carlo, mc_failed */
 static const char *const flag_fields[N_FLAGS] = {"pricing", "meets", "monte_carlo", "mc_failed"};
@@ -416,6 +417,9 @@ static bool check_outcome(const struct ts_sweep *sw, const struct ts_outcome *o,
         {"goodput", o->goodput,
          o->monte_carlo ? o->goodput >= 0 && o->goodput <= 1 : o->goodput == 0,
          o->monte_carlo ? "a fraction from 0 to 1" : "0 (no Monte Carlo)"},
+        {"mc_rank", o->mc_rank,
+         o->monte_carlo ? isfinite(o->mc_rank) && o->mc_rank >= 0 : o->mc_rank == 0,
+         o->monte_carlo ? "a finite value of 0 or more" : "0 (no Monte Carlo)"},
     };
     for (size_t i = 0; i < TS_ARRAY_LEN(v); i++)
         if (!v[i].ok) {

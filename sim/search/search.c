@@ -188,9 +188,14 @@ static int n_offered(const struct ts_sweep *sw, const struct ts_layout *l)
     return n;
 }
 
-static void screen(const struct ts_sweep *sw, struct worker *w, const struct ts_layout *l,
-                   struct bound *b)
+/* Screen a layout into *b; by_pricing (when not NULL) gets the bound of the objective at
+ * each pricing slot (INFINITY where it is not offered or cannot be priced). */
+static void screen_at(const struct ts_sweep *sw, struct worker *w, const struct ts_layout *l,
+                      struct bound *b, double *by_pricing)
 {
+    if (by_pricing)
+        for (int i = 0; i < sw->n_pricing; i++)
+            by_pricing[i] = INFINITY;
     memset(b, 0, sizeof *b);
     job_patch(sw, l, sw->pricing[0], &w->job, w->current);
     struct ts_job *job = &w->job;
@@ -223,6 +228,9 @@ static void screen(const struct ts_sweep *sw, struct worker *w, const struct ts_
     it.step.iteration_s = lb;
     it.step.compute_s = lb;
     if (sw->deadline_s > 0 && it.time_to_train_s > sw->deadline_s) {
+        /* The failure-free time at the bound: a lower bound of every pricing's expected
+         * time (the closest-miss search orders rejected layouts by it). */
+        b->time_s = it.time_to_train_s;
         b->reject = TS_REJECT_CONSTRAINT;
         return;
     }
@@ -236,6 +244,8 @@ static void screen(const struct ts_sweep *sw, struct worker *w, const struct ts_
         if (price(job, &w->compute, &it, &t, &c, &err) != TS_OK)
             continue;
         double obj = objective_of(sw, t, c);
+        if (by_pricing)
+            by_pricing[i] = obj;
         if (!any || obj < b->objective)
             b->objective = obj;
         if (!any || t < b->time_s)
@@ -244,8 +254,18 @@ static void screen(const struct ts_sweep *sw, struct worker *w, const struct ts_
             b->cost_usd = c;
         any = true;
     }
-    if (!any || (sw->deadline_s > 0 && sw->probability == 0 && b->time_s > sw->deadline_s))
+    if (!any) {
+        b->time_s = b->cost_usd = b->objective = INFINITY;   /* no price: never a miss */
         b->reject = TS_REJECT_CONSTRAINT;
+    } else if (sw->deadline_s > 0 && sw->probability == 0 && b->time_s > sw->deadline_s) {
+        b->reject = TS_REJECT_CONSTRAINT;
+    }
+}
+
+static void screen(const struct ts_sweep *sw, struct worker *w, const struct ts_layout *l,
+                   struct bound *b)
+{
+    screen_at(sw, w, l, b, NULL);
 }
 
 /* Exact (simulated) outcomes of a layout, one per pricing. */
@@ -400,6 +420,11 @@ struct bnb {
     long batches;                  // batches simulated by this process
     long finalists;                // finalist Monte Carlo runs done by this process
     bool stopped;                  // a stop request ended the work early
+    /* Layouts rejected by the constraint at their bound and simulated by the closest-miss
+     * search (only when nothing meets it), by enumeration index, for the CSV. */
+    long nm;
+    long *m_layout;                // [nm] ascending
+    struct ts_outcome *m_out;      // [nm * n_pricing]
 };
 
 static void done_reserve(struct bnb *s, long n)
@@ -427,6 +452,8 @@ static void bnb_free(struct bnb *s)
     free(s->d_out);
     free(s->d_mc);
     free(s->sorted);
+    free(s->m_layout);
+    free(s->m_out);
 }
 
 static const struct bnb *sort_ctx;
@@ -489,35 +516,96 @@ static bool stop_requested(const struct bnb *s, const struct ts_sweep_options *o
            (opt->stop_after_batches > 0 && s->batches >= opt->stop_after_batches);
 }
 
-/* Current k-th best objective among meeting outcomes (INFINITY if fewer than k). */
-static double kth_best(const struct bnb *s, int k)
+/* A purchase: what a buyer signs for (system x nodes x pricing); the layouts of one purchase
+ * are how it is run. */
+static uint64_t purchase_of(const struct ts_outcome *o)
 {
-    int np = s->sw->n_pricing;
-    double *best = ts_xmalloc((size_t)k * sizeof *best);
-    int have = 0;
+    return ((uint64_t)o->layout.system * TS_PRICING_COUNT + o->pricing) << 32 |
+           (uint32_t)o->layout.nodes;
+}
+
+struct pobj {
+    uint64_t purchase;
+    double objective;
+};
+
+static int cmp_pobj(const void *a, const void *b)
+{
+    const struct pobj *x = a, *y = b;
+    if (x->purchase != y->purchase)
+        return x->purchase < y->purchase ? -1 : 1;
+    return (x->objective > y->objective) - (x->objective < y->objective);
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* What a candidate's bound is compared with to skip it: the k-th best purchase and the
+ * cost/time front. */
+struct prune {
+    double kth;                 // k-th best objective over distinct purchases (HUGE_VAL: fewer)
+    struct point *front;
+    int nf;
+    struct pobj *pbest;         // [npb] best meeting objective of each purchase, by purchase
+    long npb;
+};
+
+/* Current k-th best objective among distinct purchases (the best meeting outcome of each),
+ * HUGE_VAL if fewer than k, and (gbest, when not NULL) the best meeting objective of each
+ * system x pricing (HUGE_VAL: none yet), indexed by system and enum ts_pricing. */
+static double kth_best_p(const struct bnb *s, int k, double (*gbest)[TS_PRICING_COUNT],
+                         struct pobj **pbest, long *npb);
+
+static double kth_best(const struct bnb *s, int k, double (*gbest)[TS_PRICING_COUNT])
+{
+    return kth_best_p(s, k, gbest, NULL, NULL);
+}
+
+/* kth_best, and (pbest, when not NULL) each purchase's best, sorted by purchase (the caller
+ * frees it). */
+static double kth_best_p(const struct bnb *s, int k, double (*gbest)[TS_PRICING_COUNT],
+                         struct pobj **pbest, long *npb)
+{
+    const struct ts_sweep *sw = s->sw;
+    int np = sw->n_pricing;
+    double best[TS_SWEEP_SYSTEMS_MAX][TS_PRICING_COUNT];
+    for (int i = 0; i < sw->n_systems; i++)
+        for (int p = 0; p < TS_PRICING_COUNT; p++)
+            best[i][p] = HUGE_VAL;
+    struct pobj *v = ts_xmalloc((size_t)(s->nd * np + 1) * sizeof *v);
+    long n = 0;
     for (long i = 0; i < s->nd * np; i++) {
         const struct ts_outcome *o = &s->d_out[i];
         if (!o->meets || s->d_mc[i])
             continue;
-        double v = o->objective;
-        if (have < k) {
-            int j = have++;
-            while (j > 0 && best[j - 1] > v) {
-                best[j] = best[j - 1];
-                j--;
-            }
-            best[j] = v;
-        } else if (v < best[k - 1]) {
-            int j = k - 1;
-            while (j > 0 && best[j - 1] > v) {
-                best[j] = best[j - 1];
-                j--;
-            }
-            best[j] = v;
-        }
+        v[n].purchase = purchase_of(o);
+        v[n].objective = o->objective;
+        n++;
+        if (o->objective < best[o->layout.system][o->pricing])
+            best[o->layout.system][o->pricing] = o->objective;
     }
-    double r = have < k ? HUGE_VAL : best[k - 1];
-    free(best);
+    qsort(v, (size_t)n, sizeof *v, cmp_pobj);
+    double *firsts = ts_xmalloc((size_t)(n + 1) * sizeof *firsts);
+    long nf = 0, nu = 0;
+    for (long i = 0; i < n; i++)
+        if (i == 0 || v[i].purchase != v[i - 1].purchase) {
+            firsts[nf++] = v[i].objective;
+            v[nu++] = v[i];                 /* the purchase's best (sorted by objective) */
+        }
+    qsort(firsts, (size_t)nf, sizeof *firsts, cmp_double);
+    double r = nf < k ? HUGE_VAL : firsts[k - 1];
+    free(firsts);
+    if (pbest) {
+        *pbest = v;
+        *npb = nu;
+    } else {
+        free(v);
+    }
+    if (gbest)
+        memcpy(gbest, best, sizeof best);
     return r;
 }
 
@@ -556,38 +644,132 @@ static int front_points(const struct bnb *s, struct point **out)
     return n;
 }
 
-/* Whether a candidate's bound is strictly beaten by the top-k and strictly dominated on the
- * cost/time plane: then its exact outcomes can join neither. Within a pass the top-k and the
- * front only improve, so a candidate prunable once stays prunable for the rest of the pass. */
-static bool prunable(const struct bnb *s, const struct bound *b, double kth, const struct point *front,
-                     int nf)
+/* Whether a candidate's bound is strictly beaten by the top-k purchases (by more than the
+ * tie tolerance: layouts within it of a top purchase are listed with it) and strictly
+ * dominated on the cost/time plane: then its exact outcomes can join neither the top nor
+ * the front. Within a pass both only improve, so a candidate prunable once stays prunable
+ * for the rest of the pass. (best_per_system is completed afterwards: complete_per_system.) */
+static bool prunable(const struct bnb *s, const struct bound *b, const struct ts_layout *l,
+                     const struct prune *pr)
 {
-    if (!(b->objective > kth))
+    /* It cannot change the top if at every pricing it can neither enter the top k nor
+     * improve (or tie with) its own purchase's best: its bound is above the lesser of the
+     * two, by more than the tolerance. (`l` NULL: any layout, the k-th best alone.) */
+    double limit = pr->kth;
+    if (l) {
+        const struct ts_sweep *sw = s->sw;
+        limit = -HUGE_VAL;
+        for (int p = 0; p < sw->n_pricing; p++) {
+            if (!sw->offered[l->system][sw->pricing[p]])
+                continue;
+            struct ts_outcome key;
+            key.layout.system = l->system;
+            key.layout.nodes = l->nodes;
+            key.pricing = (uint8_t)sw->pricing[p];
+            struct pobj want = {purchase_of(&key), 0.0};
+            double best = HUGE_VAL;
+            long lo = 0, hi = pr->npb;
+            while (lo < hi) {
+                long mid = lo + (hi - lo) / 2;
+                if (pr->pbest[mid].purchase == want.purchase) {
+                    best = pr->pbest[mid].objective;
+                    break;
+                }
+                if (pr->pbest[mid].purchase < want.purchase)
+                    lo = mid + 1;
+                else
+                    hi = mid;
+            }
+            limit = fmax(limit, fmin(pr->kth, best));
+        }
+    }
+    if (!(b->objective > limit * (1 + TS_SWEEP_TIE_TOLERANCE)))
         return false;
     if (!s->sw->has_cost)
         return true;    /* no cost: no cost/time front */
-    for (int j = 0; j < nf; j++)
-        if (front[j].cost < b->cost_usd && front[j].time < b->time_s)
+    for (int j = 0; j < pr->nf; j++)
+        if (pr->front[j].cost < b->cost_usd && pr->front[j].time < b->time_s)
             return true;
     return false;
+}
+
+/* The pruning state now. */
+static void prune_state(const struct bnb *s, bool exhaustive, struct prune *pr)
+{
+    memset(pr, 0, sizeof *pr);
+    if (exhaustive) {
+        pr->kth = HUGE_VAL;
+        return;
+    }
+    pr->kth = kth_best_p(s, s->sw->top, NULL, &pr->pbest, &pr->npb);
+    pr->nf = front_points(s, &pr->front);
+}
+
+/* The progress bar on stderr (options.progress: the CLI sets it when stderr is a terminal):
+ * one line per phase, redrawn in place ("\r" and erase-to-end, at most 5 times a second),
+ * always ended with a newline: when its phase reaches 100%, when another phase starts, and
+ * when the sweep returns (progress_end), so nothing printed after it lands on its line. The
+ * ETA comes from the rate measured in this process (work done since the phase started here
+ * over the time since), so work resumed from a partial file does not make it optimistic.
+ * One sweep at a time per process draws it (the CLI's). */
+static struct {
+    bool open;                  // a line is on screen without its newline
+    const char *what;           // its phase
+    bool finished;              // the phase reached 100% (its line is ended)
+    double t0, last;            // when the phase started here, last redraw
+    long done0;                 // work already done when it started (resumed)
+} bar;
+
+static void progress_end(const struct ts_sweep_options *opt)
+{
+    if (opt->progress && bar.open) {
+        fputc('\n', stderr);
+        fflush(stderr);
+    }
+    bar.open = false;
 }
 
 static void progress(const struct ts_sweep_options *opt, const char *what, long done, long total,
                      double t0)
 {
+    (void)t0;
     if (!opt->progress || total <= 0)
         return;
-    double el = ts_time_now() - t0, frac = (double)done / total;
-    double eta = frac > 0 ? el * (1 - frac) / frac : 0;
+    double now = ts_time_now();
+    if (!bar.what || strcmp(bar.what, what) != 0) {
+        progress_end(opt);
+        bar.what = what;
+        bar.finished = false;
+        bar.t0 = now;
+        bar.last = 0.0;
+        bar.done0 = done < total ? done : 0;
+    }
+    bool end = done >= total;
+    if (bar.finished || (!end && bar.open && now - bar.last < 0.2))
+        return;
+    bar.last = now;
+    double frac = (double)done / total, el = now - bar.t0;
+    double rate = el > 0 ? (double)(done - bar.done0) / el : 0.0;
+    char eta[48];
+    if (end)
+        snprintf(eta, sizeof eta, "done");
+    else if (rate > 0)
+        snprintf(eta, sizeof eta, "ETA %.0fs", (double)(total - done) / rate);
+    else
+        snprintf(eta, sizeof eta, "ETA unknown");
     int bars = (int)(30 * frac);
-    char bar[31];
+    char line[31];
     for (int i = 0; i < 30; i++)
-        bar[i] = i < bars ? '#' : '.';
-    bar[30] = '\0';
-    fprintf(stderr, "\r%-10s [%s] %5.1f%%  %ld/%ld  %.0fs elapsed, ETA %.0fs   ", what, bar,
+        line[i] = i < bars ? '#' : '.';
+    line[30] = '\0';
+    fprintf(stderr, "\r%-10s [%s] %5.1f%%  %ld/%ld  %.0fs elapsed, %s\033[K", what, line,
             100 * frac, done, total, el, eta);
-    if (done >= total)
+    bar.open = true;
+    if (end) {
         fputc('\n', stderr);
+        bar.open = false;
+        bar.finished = true;
+    }
     fflush(stderr);
 }
 /* ---------------------------------------------------------------- streamed enumeration */
@@ -885,9 +1067,6 @@ struct scan {
     struct ts_sweep_result *out;
     struct bnb *s;
     struct keep *keep;
-    bool has_miss;
-    struct ts_layout miss;
-    double miss_tokens_per_s;
 };
 
 static void scan_sink(struct stream *st, long index, const struct ts_layout *l, const struct bound *b)
@@ -909,12 +1088,6 @@ static void scan_sink(struct stream *st, long index, const struct ts_layout *l, 
     }
     if (b->reject) {
         out->rejected[b->reject] += offered;
-        if (b->reject == TS_REJECT_CONSTRAINT &&
-            (!sc->has_miss || b->tokens_per_s > sc->miss_tokens_per_s)) {
-            sc->has_miss = true;
-            sc->miss = *l;
-            sc->miss_tokens_per_s = b->tokens_per_s;
-        }
         return;
     }
     out->candidates++;
@@ -931,9 +1104,7 @@ struct next {
     double last_obj;
     long last_index;
     bool exhaustive;
-    double kth;
-    const struct point *front;
-    int nf;
+    const struct prune *pr;
 };
 
 static void next_sink(struct stream *st, long index, const struct ts_layout *l, const struct bound *b)
@@ -945,7 +1116,7 @@ static void next_sink(struct stream *st, long index, const struct ts_layout *l, 
         return;
     if (done_find(nx->s, index) >= 0)
         return;
-    if (!nx->exhaustive && prunable(nx->s, b, nx->kth, nx->front, nx->nf))
+    if (!nx->exhaustive && prunable(nx->s, b, l, nx->pr))
         return;
     keep_push(nx->keep, index, l, b);
 }
@@ -953,11 +1124,11 @@ static void next_sink(struct stream *st, long index, const struct ts_layout *l, 
 /* Refill `keep` with the candidates after `last` (or from the start); returns false when a
  * stop request interrupted the stream. */
 static bool keep_refill(struct bnb *s, struct keep *keep, const struct cand *last, bool exhaustive,
-                        double kth, const struct point *front, int nf, struct worker *workers,
-                        int nthreads, const struct ts_sweep_options *opt)
+                        const struct prune *pr, struct worker *workers, int nthreads,
+                        const struct ts_sweep_options *opt)
 {
     struct next nx = {s, keep, last == NULL, last ? last->b.objective : 0.0, last ? last->layout : -1,
-                      exhaustive, kth, front, nf};
+                      exhaustive, pr};
     keep->n = 0;
     keep->more = false;
     done_sort(s);
@@ -992,20 +1163,18 @@ static void bnb_pass(struct bnb *s, struct keep *keep, struct worker *workers, i
             s->stopped = true;
             break;
         }
-        double kth = opt->exhaustive ? HUGE_VAL : kth_best(s, sw->top);
-        struct point *front = NULL;
-        int nf = opt->exhaustive ? 0 : front_points(s, &front);
+        struct prune pr;
+        prune_state(s, opt->exhaustive, &pr);
         int nt = 0;
         bool interrupted = false;
         while (nt < batch) {
             if (pos == keep->n) {
                 /* Streaming again is the costly part of a large sweep; when every candidate
                  * left out is already prunable it would find nothing to simulate. */
-                if (!keep->more || (!opt->exhaustive && prunable(s, &keep->left, kth, front, nf)))
+                if (!keep->more || (!opt->exhaustive && prunable(s, &keep->left, NULL, &pr)))
                     break;
                 struct cand last = keep->v[keep->n - 1];
-                if (!keep_refill(s, keep, &last, opt->exhaustive, kth, front, nf, workers,
-                                 nthreads, opt)) {
+                if (!keep_refill(s, keep, &last, opt->exhaustive, &pr, workers, nthreads, opt)) {
                     interrupted = true;
                     break;
                 }
@@ -1015,11 +1184,12 @@ static void bnb_pass(struct bnb *s, struct keep *keep, struct worker *workers, i
             const struct cand *c = &keep->v[pos++];
             if (c->done)
                 continue;
-            if (!opt->exhaustive && prunable(s, &c->b, kth, front, nf))
+            if (!opt->exhaustive && prunable(s, &c->b, &c->l, &pr))
                 continue;
             todo[nt++] = *c;
         }
-        free(front);
+        free(pr.front);
+        free(pr.pbest);
         if (interrupted) {
             s->stopped = true;
             break;
@@ -1069,8 +1239,9 @@ static void bnb_pass(struct bnb *s, struct keep *keep, struct worker *workers, i
  * simulation between replications) ends it early with *interrupted set and *o unchanged. */
 static int finalize(const struct ts_sweep *sw, struct worker *w, struct ts_outcome *o,
                     struct ts_job *job_out, struct ts_iteration *it_out, struct ts_run_result *run_out,
-                    struct ts_cost_result *cost_out, volatile sig_atomic_t *stop,
-                    bool *interrupted, struct ts_err *err)
+                    struct ts_cost_result *cost_out, struct ts_run_distribution *dist_out,
+                    bool model_uncertainty, volatile sig_atomic_t *stop, bool *interrupted,
+                    struct ts_err *err)
 {
     struct ts_job *job = ts_xmalloc(sizeof *job);
     ts_sweep_layout_job(sw, &o->layout, (enum ts_pricing)o->pricing, job);
@@ -1078,8 +1249,11 @@ static int finalize(const struct ts_sweep *sw, struct worker *w, struct ts_outco
     ts_step_evaluate(job, TS_METHOD_DISCRETE_EVENT, &w->scratch, &it, NULL, NULL);
     struct ts_run_input in;
     run_input(job, &w->scratch.compute, it.iteration_s, it.iterations, &in);
-    /* Without failures or preemptions every replication is the same run. */
-    if (in.rel.none && !in.rel.spot.enabled)
+    /* Without failures or preemptions every replication is the same run (unless the model's
+     * error makes them differ). */
+    struct ts_run_band band;
+    ts_run_model_band(job, model_uncertainty, &band);
+    if (in.rel.none && !in.rel.spot.enabled && !band.on)
         in.rel.replications = 1;
     int reps = in.rel.replications > 0 ? in.rel.replications : 1;
     double *samples = ts_xmalloc((size_t)reps * sizeof *samples);
@@ -1101,17 +1275,31 @@ static int finalize(const struct ts_sweep *sw, struct worker *w, struct ts_outco
             o->mc_cost_mean_usd = cr.total_usd;
             o->mc_cost_p90_usd = cr.p90_usd;
         }
-        if (rc == TS_OK && sw->probability > 0) {
-            ts_stats_sort(samples, (size_t)reps);
-            double q = ts_stats_percentile_sorted(samples, (size_t)reps, sw->probability);
-            if (q > sw->deadline_s)
-                o->meets = false;
+        /* Failures and the model's error combined (factors of 1 when it is off). */
+        struct ts_run_distribution dist;
+        if (rc == TS_OK)
+            rc = ts_run_distribution_compute(&band, job, &it, &run, samples, reps,
+                                             in.checkpoint_bytes, sw->probability, &dist, err);
+        if (rc == TS_OK) {
+            o->mc_rank = sw->objective == TS_OBJECTIVE_COST ? o->mc_cost_mean_usd : o->mc_time_mean_s;
+            if (sw->probability > 0) {
+                o->mc_rank = sw->objective == TS_OBJECTIVE_COST && job->has_cost ? dist.cost_at_q_usd
+                                                                                  : dist.time_at_q_s;
+                /* The deadline itself is checked on the failures' quantile: with the default
+                 * band (+38%) the model's error would decide it for every unvalidated
+                 * regime; the answer states whether it holds with the error too. */
+                double q = ts_run_distribution_quantile(&(struct ts_run_band){0}, 0, samples, reps,
+                                                        sw->probability);
+                if (q > sw->deadline_s)
+                    o->meets = false;
+            }
         }
-        if (job_out) {
+        if (job_out && rc == TS_OK) {
             *job_out = *job;
             *it_out = it;
             *run_out = run;
             *cost_out = cr;
+            *dist_out = dist;
         }
     }
     free(samples);
@@ -1121,24 +1309,390 @@ static int finalize(const struct ts_sweep *sw, struct worker *w, struct ts_outco
 
 static double mc_objective(const struct ts_sweep *sw, const struct ts_outcome *o)
 {
-    return sw->objective == TS_OBJECTIVE_COST ? o->mc_cost_mean_usd : o->mc_time_mean_s;
+    (void)sw;
+    return o->mc_rank;
 }
-/* ---------------------------------------------------------------- CSV */
+#define MISS_KEEP 1024     /* kept set of the closest-miss and per-system searches */
 
-/* "%.6g", or an empty field (CSV's missing value) when v is not finite: never "inf". */
-static const char *csv_number(double v, char *buf, size_t n)
+/* ---------------------------------------------------------------- best per system */
+
+/* best_per_system names the best layout of each system x pricing, but the branch and bound
+ * skips a candidate that cannot join the top or the front, which may be the best of a
+ * system that is in neither. So the candidates left out are searched once more, system by
+ * system: in order of their bound, simulated while the bound is below the best found for
+ * their system (the worst over its pricings, which keeps every pricing exact). Those
+ * simulations cannot change the top or the front (their bounds are beaten by both). */
+
+struct persys {
+    struct bnb *s;
+    struct keep *keep;
+    bool from_start;
+    double last_obj;
+    long last_index;
+    const double *thr;
+};
+
+static void persys_sink(struct stream *st, long index, const struct ts_layout *l, const struct bound *b)
 {
-    if (isfinite(v))
-        snprintf(buf, n, "%.6g", v);
-    else
-        buf[0] = '\0';
-    return buf;
+    struct persys *ps = st->ctx;
+    if (b->reject || !(b->objective < ps->thr[l->system]))
+        return;
+    if (!ps->from_start && key_cmp(b->objective, index, ps->last_obj, ps->last_index) <= 0)
+        return;
+    if (done_find(ps->s, index) >= 0)
+        return;
+    keep_push(ps->keep, index, l, b);
 }
+
+/* The best meeting objective of each system x pricing into gb, and into thr the worst over
+ * each system's offered pricings (a candidate whose bound, the least over pricings, is not
+ * below it cannot be the best at any); returns the largest thr. */
+static double persys_thresholds(const struct bnb *s, double (*gb)[TS_PRICING_COUNT], double *thr)
+{
+    const struct ts_sweep *sw = s->sw;
+    kth_best(s, 1, gb);
+    double any = -HUGE_VAL;
+    for (int y = 0; y < sw->n_systems; y++) {
+        /* A system x pricing where nothing simulated meets the constraint is not searched:
+         * that would simulate every one of its candidates (best_per_system has no row). */
+        thr[y] = -HUGE_VAL;
+        for (int p = 0; p < sw->n_pricing; p++)
+            if (sw->offered[y][sw->pricing[p]] && isfinite(gb[y][sw->pricing[p]]))
+                thr[y] = fmax(thr[y], gb[y][sw->pricing[p]]);
+        any = fmax(any, thr[y]);
+    }
+    return any;
+}
+
+/* Returns false when a stop request cut it short (s->stopped). */
+static bool complete_per_system(struct bnb *s, struct keep *kept, struct worker *workers,
+                                int nthreads, const struct ts_sweep_options *opt)
+{
+    const struct ts_sweep *sw = s->sw;
+    if (opt->exhaustive)
+        return true;
+    int np = sw->n_pricing, batch = opt->batch > 0 ? opt->batch : 256;
+    int chunk = 4 * batch;
+    double gb[TS_SWEEP_SYSTEMS_MAX][TS_PRICING_COUNT], thr[TS_SWEEP_SYSTEMS_MAX];
+    double any = persys_thresholds(s, gb, thr);
+    struct keep keep = {kept->v, 0, kept->cap, false, {0}};     /* the search's buffer, done with */
+    struct cand *todo = ts_xmalloc((size_t)chunk * sizeof *todo);
+    double *bp = ts_xmalloc((size_t)chunk * np * sizeof *bp);
+    uint8_t *need = ts_xmalloc((size_t)chunk);
+    struct ts_outcome *tmp = ts_xmalloc((size_t)chunk * np * sizeof *tmp);
+    struct persys ps = {s, &keep, true, 0.0, -1, thr};
+    while (any > -HUGE_VAL) {
+        keep.n = 0;
+        keep.more = false;
+        done_sort(s);
+        struct stream *st = stream_new(sw, opt, workers, nthreads, persys_sink, &ps);
+        stream_run(st);
+        bool stopped = st->stopped;
+        free(st);
+        if (stopped) {
+            s->stopped = true;
+            break;
+        }
+        qsort(keep.v, (size_t)keep.n, sizeof *keep.v, cmp_cand);
+        long pos = 0;
+        while (pos < keep.n && !s->stopped) {
+            if (stop_requested(s, opt)) {
+                s->stopped = true;
+                break;
+            }
+            /* A chunk of candidates still below their system's threshold; their bounds at
+             * each pricing say which can be the best somewhere (gb only improves, so
+             * checking against the chunk's start state simulates no fewer than needed). */
+            int nc = 0;
+            while (nc < chunk && pos < keep.n) {
+                const struct cand *c = &keep.v[pos++];
+                if (c->b.objective < thr[c->l.system])
+                    todo[nc++] = *c;
+            }
+            if (nc == 0)
+                break;
+#pragma omp parallel for schedule(dynamic, 8) num_threads(nthreads)
+            for (int t = 0; t < nc; t++) {
+                struct bound b;
+                screen_at(sw, &workers[omp_get_thread_num()], &todo[t].l, &b, &bp[(size_t)t * np]);
+                need[t] = 0;
+                for (int p = 0; p < np; p++)
+                    if (isfinite(gb[todo[t].l.system][sw->pricing[p]]) &&
+                        bp[(size_t)t * np + p] < gb[todo[t].l.system][sw->pricing[p]])
+                        need[t] = 1;
+            }
+            int nt = 0;
+            for (int t = 0; t < nc; t++)
+                if (need[t])
+                    todo[nt++] = todo[t];
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nthreads)
+            for (int t = 0; t < nt; t++)
+                evaluate(sw, &workers[omp_get_thread_num()], &todo[t].l, &tmp[(size_t)t * np]);
+            done_reserve(s, s->nd + nt);
+            for (int t = 0; t < nt; t++) {
+                long d = s->nd++;
+                s->d_layout[d] = todo[t].layout;
+                s->d_key[d] = todo[t].b.objective;
+                s->d_matched[d] = 1;
+                memcpy(&s->d_out[d * np], &tmp[(size_t)t * np], (size_t)np * sizeof *tmp);
+                memset(&s->d_mc[d * np], 0, (size_t)np);
+            }
+            s->simulated += nt;
+            any = persys_thresholds(s, gb, thr);
+        }
+        if (s->stopped || !keep.more || !(keep.left.objective < any))
+            break;
+        ps.from_start = false;
+        ps.last_obj = keep.v[keep.n - 1].b.objective;
+        ps.last_index = keep.v[keep.n - 1].layout;
+    }
+    free(tmp);
+    free(need);
+    free(bp);
+    free(todo);
+    return !s->stopped;
+}
+
+/* ---------------------------------------------------------------- closest miss */
+
+/* When nothing meets the constraint, the answer is the configuration closest to it on the
+ * constraint's own criterion: the highest throughput for a throughput target, else the
+ * earliest expected finish. Every candidate that passed screening has been simulated then
+ * (with no top-k there is nothing to prune against), but the layouts rejected at their bound
+ * have not, and a bound can be far below the simulated value (the bound of a layout rejected
+ * at 7.1 d may simulate at 7.23 d while the one simulated at 19.3 d had a bound of 6 d). So
+ * the rejected layouts are searched too, by branch and bound on the criterion: in order of
+ * their bound of it (the throughput bound never below, the failure-free time at the
+ * iteration bound never above the simulated value), simulated in batches until the next
+ * bound cannot beat the best found. */
+
+/* Lower is better: the negated throughput, or the expected time. */
+static double miss_score(const struct ts_sweep *sw, const struct ts_outcome *o)
+{
+    return sw->min_tokens_per_s > 0 ? -o->tokens_per_s : o->time_s;
+}
+
+static double miss_key(const struct ts_sweep *sw, const struct bound *b)
+{
+    return sw->min_tokens_per_s > 0 ? -b->tokens_per_s : b->time_s;
+}
+
+struct miss {
+    struct keep *keep;
+    bool from_start;
+    double last_key;
+    long last_index;
+    bool has_fallback;          // a rejected layout without a finite key (the first one):
+    struct ts_layout fallback;  //   when nothing has a value, it says why (its outcome)
+};
+
+static void miss_sink(struct stream *st, long index, const struct ts_layout *l, const struct bound *b)
+{
+    struct miss *m = st->ctx;
+    if (b->reject != TS_REJECT_CONSTRAINT)
+        return;
+    struct bound k = *b;
+    k.objective = miss_key(st->sw, b);
+    if (!isfinite(k.objective)) {
+        if (!m->has_fallback) {
+            m->has_fallback = true;
+            m->fallback = *l;
+        }
+        return;
+    }
+    if (!m->from_start && key_cmp(k.objective, index, m->last_key, m->last_index) <= 0)
+        return;
+    keep_push(m->keep, index, l, &k);
+}
+
+static int cmp_long(const void *a, const void *b)
+{
+    long x = *(const long *)a, y = *(const long *)b;
+    return (x > y) - (x < y);
+}
+
+/* The miss entry simulated for enumeration index `layout`, or -1. */
+static long miss_find(const struct bnb *s, long layout)
+{
+    const long *hit = s->nm ? bsearch(&layout, s->m_layout, (size_t)s->nm, sizeof layout, cmp_long)
+                            : NULL;
+    return hit ? hit - s->m_layout : -1;
+}
+
+/* The closest miss into *out (false: no configuration could be evaluated). Returns false
+ * with s->stopped set when a stop request cut the search short. */
+static bool closest_miss(struct bnb *s, struct worker *workers, int nthreads,
+                         const struct ts_sweep_options *opt, const long *perm, struct ts_outcome *out)
+{
+    const struct ts_sweep *sw = s->sw;
+    int np = sw->n_pricing, batch = opt->batch > 0 ? opt->batch : 256;
+    bool have = false;
+    double best = INFINITY;
+    /* The simulated candidates, in candidate order (ties keep the first). */
+    for (long i = 0; i < s->nd; i++)
+        for (int p = 0; p < np; p++) {
+            const struct ts_outcome *o = &s->d_out[perm[i] * np + p];
+            double v = miss_score(sw, o);
+            if (isfinite(v) && v < best) {
+                best = v;
+                *out = *o;
+                have = true;
+            }
+        }
+    struct keep keep = {0};
+    keep.cap = MISS_KEEP;
+    keep.v = ts_xmalloc((size_t)keep.cap * sizeof *keep.v);
+    struct ts_outcome *tmp = ts_xmalloc((size_t)batch * np * sizeof *tmp);
+    struct ts_layout *lay = ts_xmalloc((size_t)batch * sizeof *lay);
+    long *idx = ts_xmalloc((size_t)batch * sizeof *idx);
+    struct miss m = {&keep, true, 0.0, -1, false, {0}};
+    long cap = 0;
+    for (bool done = false; !done;) {
+        keep.n = 0;
+        keep.more = false;
+        struct stream *st = stream_new(sw, opt, workers, nthreads, miss_sink, &m);
+        stream_run(st);
+        bool stopped = st->stopped;
+        free(st);
+        if (stopped) {
+            s->stopped = true;
+            break;
+        }
+        qsort(keep.v, (size_t)keep.n, sizeof *keep.v, cmp_cand);
+        long pos = 0;
+        while (pos < keep.n && !done) {
+            if (stop_requested(s, opt)) {
+                s->stopped = true;
+                done = true;
+                break;
+            }
+            int nt = 0;
+            while (nt < batch && pos < keep.n && keep.v[pos].b.objective < best) {
+                lay[nt] = keep.v[pos].l;
+                idx[nt] = keep.v[pos].layout;
+                nt++;
+                pos++;
+            }
+            if (nt == 0) {
+                done = true;    /* the next bound cannot beat the best found */
+                break;
+            }
+#pragma omp parallel for schedule(dynamic, 1) num_threads(nthreads)
+            for (int t = 0; t < nt; t++)
+                evaluate(sw, &workers[omp_get_thread_num()], &lay[t], &tmp[(size_t)t * np]);
+            if (s->nm + nt > cap) {
+                cap = cap ? cap * 2 : 256;
+                while (cap < s->nm + nt)
+                    cap *= 2;
+                s->m_layout = ts_xrealloc(s->m_layout, (size_t)cap * sizeof *s->m_layout);
+                s->m_out = ts_xrealloc(s->m_out, (size_t)cap * np * sizeof *s->m_out);
+            }
+            for (int t = 0; t < nt; t++) {
+                s->m_layout[s->nm] = idx[t];
+                memcpy(&s->m_out[s->nm * np], &tmp[(size_t)t * np], (size_t)np * sizeof *tmp);
+                s->nm++;
+                for (int p = 0; p < np; p++) {
+                    const struct ts_outcome *o = &tmp[(size_t)t * np + p];
+                    double v = miss_score(sw, o);
+                    if (isfinite(v) && v < best) {
+                        best = v;
+                        *out = *o;
+                        have = true;
+                    }
+                }
+            }
+            s->simulated += nt;
+        }
+        if (!done && (!keep.more || !(keep.left.objective < best)))
+            done = true;
+        if (!done) {
+            m.from_start = false;
+            m.last_key = keep.v[keep.n - 1].b.objective;
+            m.last_index = keep.v[keep.n - 1].layout;
+        }
+    }
+    /* Nothing has a value: an outcome that says why (a simulated one, else the first
+     * layout rejected without a bound, evaluated now). */
+    if (!have && !s->stopped) {
+        for (long i = 0; i < s->nd * np && !have; i++)
+            if (sw->offered[s->d_out[i].layout.system][s->d_out[i].pricing]) {
+                *out = s->d_out[i];
+                have = true;
+            }
+        if (!have && m.has_fallback) {
+            evaluate(sw, &workers[0], &m.fallback, tmp);
+            int p = 0;
+            while (p + 1 < np && !sw->offered[m.fallback.system][sw->pricing[p]])
+                p++;
+            *out = tmp[p];
+            have = true;
+        }
+    }
+    /* Sorted by enumeration index for miss_find (the outcomes move with their index). */
+    if (s->nm > 1) {
+        struct pair { long layout, entry; } *order = ts_xmalloc((size_t)s->nm * sizeof *order);
+        for (long i = 0; i < s->nm; i++)
+            order[i] = (struct pair){s->m_layout[i], i};
+        qsort(order, (size_t)s->nm, sizeof *order, cmp_long);  /* by its first member */
+        long *ml = ts_xmalloc((size_t)s->nm * sizeof *ml);
+        struct ts_outcome *mo = ts_xmalloc((size_t)s->nm * np * sizeof *mo);
+        for (long i = 0; i < s->nm; i++) {
+            ml[i] = order[i].layout;
+            memcpy(&mo[i * np], &s->m_out[order[i].entry * np], (size_t)np * sizeof *mo);
+        }
+        free(s->m_layout);
+        free(s->m_out);
+        s->m_layout = ml;
+        s->m_out = mo;
+        free(order);
+    }
+    free(idx);
+    free(lay);
+    free(tmp);
+    free(keep.v);
+    return have && !s->stopped;
+}
+
+/* ---------------------------------------------------------------- CSV */
 
 struct csvw {
     struct bnb *s;
     struct ts_buf *b;
 };
+
+/* Why a row is what it is, in words (the `why` column): a layout that was not simulated
+ * has no exact values, and this says why instead. */
+static void csv_why(const struct ts_sweep *sw, const struct ts_layout *l, const struct bound *bd,
+                    const struct ts_outcome *o, bool mc_failed, struct ts_buf *b)
+{
+    char t[320];
+    const struct ts_system *sys = &sw->systems[l->system];
+    if (bd->reject == TS_REJECT_MEMORY)
+        snprintf(t, sizeof t, "needs %.2f GiB per GPU; %s has %.2f GiB", bd->memory_bytes / 1073741824.0,
+                 sys->accel.name, sys->accel.memory_bytes / 1073741824.0);
+    else if (bd->reject == TS_REJECT_CONSTRAINT && !isfinite(bd->time_s))
+        snprintf(t, sizeof t, "no listed pricing could be priced");
+    else if (bd->reject == TS_REJECT_CONSTRAINT && sw->min_tokens_per_s > 0 &&
+             bd->tokens_per_s < sw->min_tokens_per_s)
+        snprintf(t, sizeof t, "at most %.6g tokens/s at its bound; the target is %.6g",
+                 bd->tokens_per_s, sw->min_tokens_per_s);
+    else if (bd->reject == TS_REJECT_CONSTRAINT)
+        snprintf(t, sizeof t, "at least %.4g d at its bound; the deadline is %.4g d",
+                 bd->time_s / 86400, sw->deadline_s / 86400);
+    else if (!o)
+        snprintf(t, sizeof t, "its bound of the %s (%.6g) could not beat the top %d or join the "
+                 "cost/time front", ts_objective_names[sw->objective], bd->objective, sw->top);
+    else if (mc_failed)
+        snprintf(t, sizeof t, "simulated; its Monte Carlo misses the deadline at probability %.2f",
+                 sw->probability);
+    else if (o->meets)
+        snprintf(t, sizeof t, "simulated; meets the constraint");
+    else
+        snprintf(t, sizeof t, "simulated; misses the constraint");
+    if (bd->reject == TS_REJECT_CONSTRAINT && o)
+        snprintf(t + strlen(t), sizeof t - strlen(t), "; simulated for the closest miss");
+    ts_csv_field(b, t);
+}
 
 /* One row per screened layout (and pricing, once simulated), in enumeration order. */
 static void csv_sink(struct stream *st, long index, const struct ts_layout *l, const struct bound *bd)
@@ -1150,35 +1704,48 @@ static void csv_sink(struct stream *st, long index, const struct ts_layout *l, c
     const struct ts_system *sys = &sw->systems[l->system];
     int gpus = l->nodes * sys->gpus_per_node;
     long d = bd->reject ? -1 : done_find(cw->s, index);
-    bool sim = d >= 0;
-    const char *status = sim ? "simulated" : bd->reject ? ts_reject_names[bd->reject]
-                                                         : ts_reject_names[TS_REJECT_PRUNED];
+    long m = bd->reject == TS_REJECT_CONSTRAINT ? miss_find(cw->s, index) : -1;
+    const struct ts_outcome *outs = d >= 0 ? &cw->s->d_out[d * np] : m >= 0 ? &cw->s->m_out[m * np] : NULL;
+    bool sim = outs != NULL;
+    const char *status = d >= 0 ? "simulated" : bd->reject ? ts_reject_names[bd->reject]
+                                                            : ts_reject_names[TS_REJECT_PRUNED];
     for (int p = 0; p < (sim ? np : 1); p++) {
         if (sim && !sw->offered[l->system][sw->pricing[p]])
             continue;
-        char f1[32], f2[32], f3[32], f4[32];    /* non-finite values: empty fields */
-        ts_buf_printf(b, "%s,%d,%d,%d,%d,%d,%d,%d,%d,%s,%d,%d,%s,%d,%d,%s,%.3f,%s,%s,",
-                      sys->name, l->nodes, gpus, l->global_batch, l->tp, l->pp,
-                      gpus / (l->tp * l->cp * l->pp), l->cp, l->microbatch,
-                      ts_schedule_names[l->schedule], l->virtual_stages, l->sp,
-                      ts_recompute_names[l->recompute], l->zero, l->tp_overlap, status,
-                      bd->memory_bytes / 1073741824.0, csv_number(bd->time_s, f1, sizeof f1),
-                      csv_number(bd->cost_usd, f2, sizeof f2));
-        if (sim) {
-            const struct ts_outcome *o = &cw->s->d_out[d * np + p];
+        ts_csv_field(b, sys->name);
+        ts_buf_printf(b, ",%d,%d,%d,%d,%d,%d,%d,%d,", l->nodes, gpus, l->global_batch, l->tp, l->pp,
+                      gpus / (l->tp * l->cp * l->pp), l->cp, l->microbatch);
+        ts_buf_printf(b, "%s,%d,%d,%s,%d,%d,%s,", ts_schedule_names[l->schedule], l->virtual_stages,
+                      l->sp, ts_recompute_names[l->recompute], l->zero, l->tp_overlap, status);
+        ts_csv_number(b, bd->memory_bytes / 1073741824.0);
+        ts_buf_append(b, ",", 1);
+        /* A layout rejected early has no bound of what it was not priced for: empty. */
+        bool early = bd->reject == TS_REJECT_CONSTRAINT;
+        ts_csv_number(b, early && bd->time_s == 0 ? (double)NAN : bd->time_s);
+        ts_buf_append(b, ",", 1);
+        ts_csv_number(b, early && bd->cost_usd == 0 ? (double)NAN : bd->cost_usd);
+        ts_buf_append(b, ",", 1);
+        const struct ts_outcome *o = sim ? &outs[p] : NULL;
+        if (o) {
             double iterations = ceil(sw->tokens / ((double)l->global_batch * sw->model.seq_len));
-            ts_buf_printf(b, "%s,%.6g,%.6g,%.4f,%.6g,%s,%s,%s,", ts_pricing_names[o->pricing],
-                          o->iteration_s, o->tokens_per_s, o->mfu, iterations * o->iteration_s,
-                          csv_number(o->time_s, f3, sizeof f3), csv_number(o->cost_usd, f4, sizeof f4),
-                          o->meets ? "true" : "false");
+            ts_buf_printf(b, "%s,", ts_pricing_names[o->pricing]);
+            const double v[] = {o->iteration_s, o->tokens_per_s, o->mfu, iterations * o->iteration_s,
+                                o->time_s, o->cost_usd};
+            for (size_t i = 0; i < sizeof v / sizeof *v; i++) {
+                ts_csv_number(b, v[i]);
+                ts_buf_append(b, ",", 1);
+            }
+            ts_buf_printf(b, "%s,", o->meets ? "true" : "false");
         } else {
             ts_buf_printf(b, ",,,,,,,,");
         }
-        /* Last, so that the columns before keep their positions. */
+        csv_why(sw, l, bd, o, d >= 0 && cw->s->d_mc[d * np + p], b);
+        ts_buf_append(b, ",", 1);
+        /* Last (the columns before keep their positions; MoE sweeps add ep, etp after). */
+        ts_csv_field(b, sw->software[l->software].name);
         if (ts_model_is_moe(&sw->model))
-            ts_buf_printf(b, "%s,%d,%d\n", sw->software[l->software].name, l->ep, l->etp);
-        else
-            ts_buf_printf(b, "%s\n", sw->software[l->software].name);
+            ts_buf_printf(b, ",%d,%d", l->ep, l->etp);
+        ts_buf_append(b, "\n", 1);
     }
 }
 
@@ -1192,7 +1759,7 @@ static int csv_write(struct bnb *s, const char *path, struct worker *workers, in
     ts_buf_printf(&b, "system,nodes,gpus,global_batch,tp,pp,dp,cp,microbatch,schedule,virtual_stages,"
                   "sequence_parallel,recompute,zero,tp_comm_overlap,status,memory_gib,bound_time_s,"
                   "bound_cost_usd,pricing,iteration_s,tokens_per_s,mfu,time_to_train_s,"
-                  "estimated_time_to_train_s,cost_usd,meets,software%s\n",
+                  "estimated_time_to_train_s,cost_usd,meets,why,software%s\n",
                   ts_model_is_moe(&s->sw->model) ? ",ep,etp" : "");
     struct csvw cw = {s, &b};
     done_sort(s);
@@ -1299,6 +1866,183 @@ static int cmp_ranked(const void *a, const void *b)
     return (x->index > y->index) - (x->index < y->index);
 }
 
+/* The first `k` distinct purchases in ranked order: positions in `rank` of each purchase's
+ * best outcome (its representative). Returns how many. */
+static long representatives(const struct bnb *s, const struct ranked *rank, long nrank, int k,
+                            long *reps)
+{
+    long n = 0;
+    for (long r = 0; r < nrank && n < k; r++) {
+        uint64_t pu = purchase_of(&s->d_out[rank[r].entry]);
+        bool seen = false;
+        for (long j = 0; j < n && !seen; j++)
+            seen = purchase_of(&s->d_out[rank[reps[j]].entry]) == pu;
+        if (!seen)
+            reps[n++] = r;
+    }
+    return n;
+}
+
+/* The layouts of each top row's purchase within the tie tolerance of its objective. */
+static void equivalent_layouts(const struct bnb *s, const struct ranked *rank, long nrank,
+                               const long *rrank, int n_top, struct ts_sweep_result *out)
+{
+    int cap = 16, n = 0;
+    out->top_layouts = ts_xmalloc((size_t)cap * sizeof *out->top_layouts);
+    out->top_first = ts_xmalloc((size_t)(n_top + 1) * sizeof *out->top_first);
+    for (int i = 0; i < n_top; i++) {
+        out->top_first[i] = n;
+        const struct ts_outcome *rep = &s->d_out[rank[rrank[i]].entry];
+        uint64_t pu = purchase_of(rep);
+        double limit = rep->objective + fabs(rep->objective) * TS_SWEEP_TIE_TOLERANCE;
+        for (long r = rrank[i]; r < nrank && rank[r].objective <= limit; r++) {
+            const struct ts_outcome *o = &s->d_out[rank[r].entry];
+            if (purchase_of(o) != pu)
+                continue;
+            if (n == cap)
+                out->top_layouts = ts_xrealloc(out->top_layouts, (size_t)(cap *= 2) * sizeof *out->top_layouts);
+            out->top_layouts[n++] = r == rrank[i] ? out->top[i] : *o;
+        }
+    }
+    out->top_first[n_top] = n;
+}
+
+static struct {
+    const struct bnb *s;
+    const struct ranked *rank;
+} pareto_ctx;
+
+static int cmp_cost_time(const void *a, const void *b)
+{
+    long i = *(const long *)a, j = *(const long *)b;
+    const struct ts_outcome *x = &pareto_ctx.s->d_out[pareto_ctx.rank[i].entry];
+    const struct ts_outcome *y = &pareto_ctx.s->d_out[pareto_ctx.rank[j].entry];
+    if (x->cost_usd != y->cost_usd)
+        return x->cost_usd < y->cost_usd ? -1 : 1;
+    if (x->time_s != y->time_s)
+        return x->time_s < y->time_s ? -1 : 1;
+    long ii = pareto_ctx.rank[i].index, jj = pareto_ctx.rank[j].index;
+    return (ii > jj) - (ii < jj);
+}
+
+/* The cost/time front of the meeting outcomes (analytic expected cost and time), one row per
+ * purchase (its front point of least objective; the others listed with it), by time. */
+static void pareto_purchases(const struct bnb *s, const struct ranked *rank, long nrank,
+                             struct ts_sweep_result *out)
+{
+    /* By cost, then time, then candidate order: a point is on the front when its time is
+     * below every earlier one's (an earlier point costs no more; at equal cost and time the
+     * first in candidate order stands for the others). O(n log n). */
+    long *order = ts_xmalloc((size_t)(nrank ? nrank : 1) * sizeof *order);
+    for (long r = 0; r < nrank; r++)
+        order[r] = r;
+    pareto_ctx.s = s;
+    pareto_ctx.rank = rank;
+    qsort(order, (size_t)nrank, sizeof *order, cmp_cost_time);
+    long *front = ts_xmalloc((size_t)(nrank ? nrank : 1) * sizeof *front);
+    long nf = 0;
+    double tmin = HUGE_VAL;
+    for (long i = 0; i < nrank; i++) {
+        const struct ts_outcome *o = &s->d_out[rank[order[i]].entry];
+        if (o->time_s < tmin) {
+            tmin = o->time_s;
+            front[nf++] = order[i];
+        }
+    }
+    free(order);
+    /* Back in ranked order (objective first), so each purchase's row is its front point of
+     * least objective. */
+    qsort(front, (size_t)nf, sizeof *front, cmp_long);
+    out->pareto = ts_xcalloc((size_t)(nf ? nf : 1), sizeof *out->pareto);
+    out->pareto_layouts = ts_xcalloc((size_t)(nf ? nf : 1), sizeof *out->pareto_layouts);
+    out->pareto_first = ts_xcalloc((size_t)(nf + 1), sizeof *out->pareto_first);
+    bool *used = ts_xcalloc((size_t)(nf ? nf : 1), sizeof *used);
+    int np = 0, nl = 0;
+    long *rowrep = ts_xmalloc((size_t)(nf ? nf : 1) * sizeof *rowrep);
+    for (long i = 0; i < nf; i++) {
+        if (used[i])
+            continue;
+        rowrep[np] = i;
+        out->pareto[np++] = s->d_out[rank[front[i]].entry];
+        uint64_t pu = purchase_of(&s->d_out[rank[front[i]].entry]);
+        for (long j = i; j < nf; j++)
+            if (purchase_of(&s->d_out[rank[front[j]].entry]) == pu)
+                used[j] = true;
+    }
+    /* Rows by time (ties: objective order), then each row's layouts. */
+    for (int i = 1; i < np; i++)
+        for (int j = i; j > 0 && out->pareto[j].time_s < out->pareto[j - 1].time_s; j--) {
+            struct ts_outcome t = out->pareto[j];
+            out->pareto[j] = out->pareto[j - 1];
+            out->pareto[j - 1] = t;
+            long tr = rowrep[j];
+            rowrep[j] = rowrep[j - 1];
+            rowrep[j - 1] = tr;
+        }
+    for (int i = 0; i < np; i++) {
+        out->pareto_first[i] = nl;
+        uint64_t pu = purchase_of(&out->pareto[i]);
+        out->pareto_layouts[nl++] = out->pareto[i];
+        for (long j = 0; j < nf; j++)
+            if (j != rowrep[i] && purchase_of(&s->d_out[rank[front[j]].entry]) == pu)
+                out->pareto_layouts[nl++] = s->d_out[rank[front[j]].entry];
+    }
+    out->pareto_first[np] = nl;
+    out->n_pareto = np;
+    free(rowrep);
+    free(used);
+    free(front);
+}
+
+/* The best meeting outcome of each system x pricing, in the sweep's order. */
+static void best_per_system(const struct bnb *s, const struct ranked *rank, long nrank,
+                            struct ts_sweep_result *out)
+{
+    const struct ts_sweep *sw = s->sw;
+    out->best_per_system = ts_xcalloc((size_t)(sw->n_systems * sw->n_pricing + 1),
+                                      sizeof *out->best_per_system);
+    for (int y = 0; y < sw->n_systems; y++)
+        for (int p = 0; p < sw->n_pricing; p++)
+            for (long r = 0; r < nrank; r++) {
+                const struct ts_outcome *o = &s->d_out[rank[r].entry];
+                if (o->layout.system == y && o->pricing == (uint8_t)sw->pricing[p]) {
+                    out->best_per_system[out->n_best_per_system++] = *o;
+                    break;
+                }
+            }
+}
+
+/* The meeting outcomes in ranked order (cmp_ranked) into *rank (replacing it), and the
+ * simulated entries in candidate order into *perm. Returns how many outcomes. */
+static long build_rank(const struct bnb *s, long **perm, struct ranked **rank)
+{
+    const struct ts_sweep *sw = s->sw;
+    int np = sw->n_pricing;
+    free(*rank);
+    free(*perm);
+    *perm = done_by_key(s);
+    long *pos_of = ts_xmalloc((size_t)(s->nd ? s->nd : 1) * sizeof *pos_of);
+    for (long i = 0; i < s->nd; i++)
+        pos_of[(*perm)[i]] = i;
+    struct ranked *rk = ts_xmalloc((size_t)(s->nd ? s->nd : 1) * np * sizeof *rk);
+    long n = 0;
+    for (long d = 0; d < s->nd; d++)
+        for (int p = 0; p < np; p++) {
+            const struct ts_outcome *o = &s->d_out[d * np + p];
+            if (!o->meets || s->d_mc[d * np + p])
+                continue;
+            rk[n].objective = o->objective;
+            rk[n].other = sw->objective == TS_OBJECTIVE_COST ? o->time_s : o->cost_usd;
+            rk[n].index = pos_of[d] * np + p;
+            rk[n].entry = d * np + p;
+            n++;
+        }
+    qsort(rk, (size_t)n, sizeof *rk, cmp_ranked);
+    free(pos_of);
+    *rank = rk;
+    return n;
+}
+
 /* Whether the caller asked the sweep to stop before the next finalist's Monte Carlo. */
 static bool stop_before_finalist(const struct bnb *s, const struct ts_sweep_options *opt)
 {
@@ -1320,9 +2064,10 @@ struct fin {
  * says why; the ones after it are not run); *interrupted when a stop request cut a group
  * short (its work is dropped, the groups before keep theirs); *failed when a finalist missed
  * the deadline probability (marked in s->d_mc and counted). */
-static int finalists_run(struct bnb *s, const struct ranked *rank, long top, struct worker *workers,
-                         const struct ts_sweep_options *opt, struct ts_sweep_result *out,
-                         bool *failed, bool *interrupted, struct ts_err *err)
+static int finalists_run(struct bnb *s, const struct ranked *rank, const long *reps, long top,
+                         struct worker *workers, const struct ts_sweep_options *opt,
+                         struct ts_sweep_result *out, bool *failed, bool *interrupted,
+                         struct ts_err *err)
 {
     int ranks = ts_shard_size(), me = ts_shard_rank(), rc = TS_OK;
     struct fin *g = ts_xmalloc((size_t)ranks * sizeof *g);
@@ -1336,8 +2081,8 @@ static int finalists_run(struct bnb *s, const struct ranked *rank, long top, str
                       ? opt->stop_after_finalists - s->finalists : 1;
         int n = 0;
         for (; r < top && n < cap; r++)
-            if (!s->d_out[rank[r].entry].monte_carlo)
-                entry[n++] = rank[r].entry;
+            if (!s->d_out[rank[reps[r]].entry].monte_carlo)
+                entry[n++] = rank[reps[r]].entry;
         if (n == 0)
             break;
         if (ts_shard_any(stop_before_finalist(s, opt))) {
@@ -1348,8 +2093,9 @@ static int finalists_run(struct bnb *s, const struct ranked *rank, long top, str
         if (me < n) {
             g[me].o = s->d_out[entry[me]];
             ts_err_clear(&g[me].err);
-            g[me].rc = finalize(s->sw, &workers[0], &g[me].o, NULL, NULL, NULL, NULL, opt->stop,
-                                &g[me].interrupted, &g[me].err);
+            g[me].rc = finalize(s->sw, &workers[0], &g[me].o, NULL, NULL, NULL, NULL, NULL,
+                                opt->model_uncertainty, opt->stop, &g[me].interrupted,
+                                &g[me].err);
         }
         if (ts_shard_any(g[me].interrupted)) {
             *interrupted = true;
@@ -1411,7 +2157,7 @@ int ts_sweep_run(const struct ts_sweep *sw, const struct ts_sweep_options *opt,
     keep.cap = opt->keep > 0 ? opt->keep : TS_SWEEP_KEEP_DEFAULT;
     keep.v = ts_xmalloc((size_t)keep.cap * sizeof *keep.v);
     struct ranked *rank = NULL;
-    long *perm = NULL, *pos_of = NULL;
+    long *perm = NULL, *reps = NULL;
     long nrank = 0;
     int k = sw->top;
     int rc = TS_OK;
@@ -1422,7 +2168,7 @@ int ts_sweep_run(const struct ts_sweep *sw, const struct ts_sweep_options *opt,
 
     /* First stream: screen every layout (memory, bounds, reachability), count, keep the
      * first candidates. */
-    struct scan sc = {out, &s, &keep, false, {0}, 0.0};
+    struct scan sc = {out, &s, &keep};
     {
         struct stream *st = stream_new(sw, opt, workers, nthreads, scan_sink, &sc);
         st->t0 = t0;
@@ -1451,12 +2197,11 @@ int ts_sweep_run(const struct ts_sweep *sw, const struct ts_sweep_options *opt,
     for (int round = 0; round < 1000; round++) {
         if (round > 0 && !complete) {
             /* A new pass from the first candidate, at the state the last one left. */
-            double kth = opt->exhaustive ? HUGE_VAL : kth_best(&s, k);
-            struct point *front = NULL;
-            int nf = opt->exhaustive ? 0 : front_points(&s, &front);
-            bool ok = keep_refill(&s, &keep, NULL, opt->exhaustive, kth, front, nf, workers,
-                                  nthreads, opt);
-            free(front);
+            struct prune pr;
+            prune_state(&s, opt->exhaustive, &pr);
+            bool ok = keep_refill(&s, &keep, NULL, opt->exhaustive, &pr, workers, nthreads, opt);
+            free(pr.front);
+            free(pr.pbest);
             if (!ok)
                 s.stopped = true;
         }
@@ -1467,30 +2212,12 @@ int ts_sweep_run(const struct ts_sweep *sw, const struct ts_sweep_options *opt,
             out->simulated = s.simulated;
             goto done;
         }
-        free(rank);
-        free(perm);
-        free(pos_of);
-        perm = done_by_key(&s);
-        pos_of = ts_xmalloc((size_t)(s.nd ? s.nd : 1) * sizeof *pos_of);
-        for (long i = 0; i < s.nd; i++)
-            pos_of[perm[i]] = i;
-        rank = ts_xmalloc((size_t)(s.nd ? s.nd : 1) * np * sizeof *rank);
-        nrank = 0;
-        for (long d = 0; d < s.nd; d++)
-            for (int p = 0; p < np; p++) {
-                const struct ts_outcome *o = &s.d_out[d * np + p];
-                if (!o->meets || s.d_mc[d * np + p])
-                    continue;
-                rank[nrank].objective = o->objective;
-                rank[nrank].other = sw->objective == TS_OBJECTIVE_COST ? o->time_s : o->cost_usd;
-                rank[nrank].index = pos_of[d] * np + p;
-                rank[nrank].entry = d * np + p;
-                nrank++;
-            }
-        qsort(rank, (size_t)nrank, sizeof *rank, cmp_ranked);
-        long top = nrank < k ? nrank : k;
+        nrank = build_rank(&s, &perm, &rank);
+        free(reps);
+        reps = ts_xmalloc((size_t)(k + 1) * sizeof *reps);
+        long top = representatives(&s, rank, nrank, k, reps);
         bool failed = false, interrupted = false;
-        rc = finalists_run(&s, rank, top, workers, opt, out, &failed, &interrupted, err);
+        rc = finalists_run(&s, rank, reps, top, workers, opt, out, &failed, &interrupted, err);
         if (interrupted) {
             /* Finished finalists keep their Monte Carlo (outcome.monte_carlo); a resumed run
              * repeats only the one that was cut short. */
@@ -1502,18 +2229,26 @@ int ts_sweep_run(const struct ts_sweep *sw, const struct ts_sweep_options *opt,
         if (rc || !failed)
             break;
     }
-    out->simulated = s.simulated;
     if (rc)
         goto done;
+    /* The best of every system x pricing, exact (it may need more simulations). */
+    if (!complete_per_system(&s, &keep, workers, nthreads, opt)) {
+        save_progress(&s, out);
+        out->simulated = s.simulated;
+        goto done;
+    }
+    out->simulated = s.simulated;
+    nrank = build_rank(&s, &perm, &rank);
 
     /* Final ranking of the finalists by their Monte Carlo objective. */
     {
         int top = 0;
+        long *rrank = ts_xmalloc((size_t)(k + 1) * sizeof *rrank);
         out->top = ts_xcalloc((size_t)k, sizeof *out->top);
-        for (long r = 0; r < nrank && top < k; r++) {
-            const struct ts_outcome *o = &s.d_out[rank[r].entry];
-            if (o->meets && !s.d_mc[rank[r].entry])
-                out->top[top++] = *o;
+        long nrep = representatives(&s, rank, nrank, k, reps);
+        for (long r = 0; r < nrep; r++) {
+            rrank[top] = reps[r];
+            out->top[top++] = s.d_out[rank[reps[r]].entry];
         }
         for (int i = 1; i < top; i++)
             for (int j = i; j > 0; j--) {
@@ -1522,67 +2257,37 @@ int ts_sweep_run(const struct ts_sweep *sw, const struct ts_sweep_options *opt,
                     struct ts_outcome t = out->top[j];
                     out->top[j] = out->top[j - 1];
                     out->top[j - 1] = t;
+                    long tr = rrank[j];
+                    rrank[j] = rrank[j - 1];
+                    rrank[j - 1] = tr;
                 } else
                     break;
             }
         out->n_top = top;
         out->found = top > 0;
+        equivalent_layouts(&s, rank, nrank, rrank, top, out);
+        free(rrank);
     }
 
-    /* Pareto front of the meeting outcomes (analytic expected cost and time), by time. */
-    if (sw->has_cost) {
-        out->pareto = ts_xcalloc((size_t)(nrank ? nrank : 1), sizeof *out->pareto);
-        for (long r = 0; r < nrank; r++) {
-            const struct ts_outcome *o = &s.d_out[rank[r].entry];
-            bool dominated = false;
-            for (long q = 0; q < nrank && !dominated; q++) {
-                const struct ts_outcome *x = &s.d_out[rank[q].entry];
-                dominated = q != r && x->cost_usd <= o->cost_usd && x->time_s <= o->time_s &&
-                            (x->cost_usd < o->cost_usd || x->time_s < o->time_s ||
-                             rank[q].index < rank[r].index);
-            }
-            if (!dominated)
-                out->pareto[out->n_pareto++] = *o;
-        }
-        for (int i = 1; i < out->n_pareto; i++)
-            for (int j = i; j > 0 && out->pareto[j].time_s < out->pareto[j - 1].time_s; j--) {
-                struct ts_outcome t = out->pareto[j];
-                out->pareto[j] = out->pareto[j - 1];
-                out->pareto[j - 1] = t;
-            }
-    }
+    if (sw->has_cost)
+        pareto_purchases(&s, rank, nrank, out);
+    best_per_system(&s, rank, nrank, out);
 
     /* Nothing meets the constraint: the closest miss (best throughput or earliest finish). */
     if (!out->found) {
-        long pick = -1;
-        double best = -INFINITY;
-        for (long i = 0; i < s.nd; i++)
-            for (int p = 0; p < np; p++) {
-                long e = perm[i] * np + p;
-                const struct ts_outcome *o = &s.d_out[e];
-                double score = sw->min_tokens_per_s > 0 ? o->tokens_per_s : -o->time_s;
-                if (isfinite(score) && score > best) {
-                    best = score;
-                    pick = e;
-                }
-            }
-        if (pick >= 0) {
-            out->closest = s.d_out[pick];
-            out->has_closest = true;
-        } else if (sc.has_miss) {
-            struct ts_outcome o[TS_PRICING_COUNT];
-            evaluate(sw, &workers[0], &sc.miss, o);
-            int p = 0;
-            while (p + 1 < np && !sw->offered[sc.miss.system][sw->pricing[p]])
-                p++;
-            out->closest = o[p];
-            out->has_closest = true;
+        out->has_closest = closest_miss(&s, workers, nthreads, opt, perm, &out->closest);
+        out->simulated = s.simulated;
+        if (s.stopped) {
+            out->has_closest = false;
+            save_progress(&s, out);
+            goto done;
         }
     } else {
         struct ts_outcome o = out->top[0];
         bool interrupted = false;
         rc = finalize(sw, &workers[0], &o, &out->best_job, &out->best_it, &out->best_run,
-                      &out->best_cost, opt->stop, &interrupted, err);
+                      &out->best_cost, &out->best_dist, opt->model_uncertainty, opt->stop,
+                      &interrupted, err);
         if (ts_shard_any(interrupted)) {
             rc = TS_OK;
             save_progress(&s, out);
@@ -1597,9 +2302,11 @@ int ts_sweep_run(const struct ts_sweep *sw, const struct ts_sweep_options *opt,
         out->rejected[TS_REJECT_PRUNED] -= n_offered(sw, &s.d_out[d * np].layout);
 
 done:
+    progress_end(opt);
+    bar.what = NULL;
     free(rank);
+    free(reps);
     free(perm);
-    free(pos_of);
     free(keep.v);
     bnb_free(&s);
     for (int t = 0; t < nthreads; t++)
@@ -1613,7 +2320,13 @@ void ts_sweep_result_free(struct ts_sweep_result *r)
 {
     free(r->top);
     free(r->pareto);
-    r->top = r->pareto = NULL;
+    free(r->top_layouts);
+    free(r->top_first);
+    free(r->pareto_layouts);
+    free(r->pareto_first);
+    free(r->best_per_system);
+    r->top = r->pareto = r->top_layouts = r->pareto_layouts = r->best_per_system = NULL;
+    r->top_first = r->pareto_first = NULL;
     ts_sweep_progress_free(&r->progress);
 }
 

@@ -26,8 +26,10 @@
  *      an evaluated point cannot be on it). Because the bound never exceeds the exact value,
  *      this returns the same best, top-k and front as evaluating everything.
  *   5. Run the failure Monte Carlo for the top-k finalists (expected and p90 time and cost);
- *      a probabilistic deadline ("probability": 0.9) is checked on the Monte Carlo p90, and
- *      finalists that miss it are replaced by the next candidates.
+ *      a probabilistic deadline ("probability": 0.9) is checked on the Monte Carlo quantile
+ *      at that probability (with the model's own error when options.model_uncertainty), and
+ *      finalists that miss it are replaced by the next candidates. The finalists are ranked
+ *      by the Monte Carlo mean of the objective, or by its quantile at the probability.
  * Results are identical for any thread count: batches are fixed by the bound order, each
  * candidate's result depends only on its inputs, and reductions run in index order.
  * Under MPI (build option TS_MPI, search/shard.h) every rank runs ts_sweep_run on the same
@@ -133,6 +135,13 @@ int ts_sweep_parse(const struct ts_jnode *root, struct ts_sweep *out, struct ts_
 
 /* ---------------------------------------------------------------- candidates */
 
+/* Tie tolerance of the purchase decision: layouts of one purchase (system x nodes x
+ * pricing) whose objective is within this fraction of the purchase's best are equivalent
+ * and listed with it as one row (top, pareto). 0.5%: below the spread the model itself
+ * cannot resolve (the validation bands of configs/software span several per cent; the Monte
+ * Carlo standard error of a mean at 200 replications is 0.1-0.5% of it). */
+#define TS_SWEEP_TIE_TOLERANCE 0.005
+
 /* A layout, compactly. */
 struct ts_layout {
     uint8_t system;         // index in sweep->systems
@@ -181,6 +190,9 @@ struct ts_outcome {
     /* Monte Carlo (finalists only) */
     bool monte_carlo;
     double mc_time_mean_s, mc_time_p90_s, mc_cost_mean_usd, mc_cost_p90_usd, goodput;
+    double mc_rank;             // what the finalists are ranked by: the objective's Monte
+                                //   Carlo mean, or with a deadline probability its quantile
+                                //   there over failures and model error combined (run.h)
 };
 
 /* The finished work of an interrupted sweep: which candidates were simulated and their
@@ -235,6 +247,8 @@ struct ts_sweep_options {
                                 //   runs (0: never), the same stand-in for the finalist phase
     uint64_t max_configs;       // refuse (TS_ERR_INPUT) a sweep that enumerates more layouts
                                 //   (0: TS_SWEEP_MAX_CONFIGS_DEFAULT); ts_sweep_count counts
+    bool model_uncertainty;     // finalists' Monte Carlo carries the model's validation
+                                //   band (run.h; the CLI's default, --no-model-uncertainty)
     long keep;                  // candidates kept in memory per stream (0:
                                 //   TS_SWEEP_KEEP_DEFAULT); smaller values only make more
                                 //   streams (tests use it to exercise them), never another answer
@@ -268,6 +282,19 @@ struct ts_sweep_result {
     struct ts_outcome *top;     // best first (n_top <= sweep->top)
     int n_pareto;
     struct ts_outcome *pareto;  // cost/time front, by time
+    /* The purchase decision: top and pareto rows are distinct purchases (system x nodes x
+     * pricing). Row i's layouts (the row's own first, then by objective) are
+     * top_layouts[top_first[i] .. top_first[i + 1]): for top, the layouts of its purchase
+     * within TS_SWEEP_TIE_TOLERANCE of its objective (analytic values); for pareto, the other
+     * front points of its purchase. */
+    struct ts_outcome *top_layouts;
+    int *top_first;             // [n_top + 1]
+    struct ts_outcome *pareto_layouts;
+    int *pareto_first;          // [n_pareto + 1]
+    int n_best_per_system;
+    struct ts_outcome *best_per_system; // the best meeting layout of each system x pricing
+                                //   (analytic values; exact: pruning keeps them), in the
+                                //   sweep's system and pricing order
     bool found;                 // top[0] is the answer
     struct ts_outcome closest;  // when nothing meets the constraint: the nearest miss
     bool has_closest;
@@ -276,6 +303,7 @@ struct ts_sweep_result {
     struct ts_iteration best_it;
     struct ts_run_result best_run;
     struct ts_cost_result best_cost;
+    struct ts_run_distribution best_dist; // its finish-time and cost distribution
     /* Interrupted (options.stop): nothing above is set but enumerated, simulated and the
      * divisibility count; `progress` holds the finished work (resumed runs included). */
     bool interrupted;

@@ -89,6 +89,30 @@ void ts_buf_append(struct ts_buf *b, const char *s, size_t n)
     b->data[b->len] = '\0';
 }
 
+void ts_csv_field(struct ts_buf *b, const char *s)
+{
+    if (!strpbrk(s, ",\"\r\n")) {
+        ts_buf_append(b, s, strlen(s));
+        return;
+    }
+    ts_buf_append(b, "\"", 1);
+    for (const char *p = s; *p; p++) {
+        if (*p == '"')
+            ts_buf_append(b, "\"", 1);
+        ts_buf_append(b, p, 1);
+    }
+    ts_buf_append(b, "\"", 1);
+}
+
+void ts_csv_number(struct ts_buf *b, double v)
+{
+    char t[40];
+    if (!isfinite(v))
+        return;
+    ts_json_format_double(v, t, sizeof t);
+    ts_buf_append(b, t, strlen(t));
+}
+
 void ts_buf_printf(struct ts_buf *b, const char *fmt, ...)
 {
     va_list ap;
@@ -110,8 +134,10 @@ int ts_file_read_limited(const char *path, size_t limit, char **out, size_t *len
 {
     char lim[48];
     ts_quantity_format((double)limit, TS_DIM_BYTES, lim, sizeof lim);
-    /* O_NONBLOCK: opening a FIFO nobody writes to must not wait for a writer. */
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+    /* "-" is the standard input (a pipe or a redirected file). O_NONBLOCK: opening a FIFO
+     * nobody writes to must not wait for a writer. */
+    int fd = strcmp(path, "-") == 0 ? dup(STDIN_FILENO)
+                                    : open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
     if (fd < 0)
         return ts_err_at(err, path, "", "cannot open: %s", strerror(errno));
     struct stat st;

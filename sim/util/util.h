@@ -351,6 +351,13 @@ void ts_buf_free(struct ts_buf *b);
 void ts_buf_printf(struct ts_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void ts_buf_append(struct ts_buf *b, const char *s, size_t n);
 
+/* CSV, one dialect for every command (RFC 4180): comma-separated, a header row, "\n" line
+ * ends, a field quoted with '"' (inner quotes doubled) when it holds a comma, quote, CR or
+ * LF; numbers in the C locale ('.' decimals) at full precision (ts_json_format_double); a
+ * value that does not exist (not finite, not applicable) is an empty field. */
+void ts_csv_field(struct ts_buf *b, const char *s);
+void ts_csv_number(struct ts_buf *b, double v);
+
 /* Allocation helpers that abort with a message on failure. */
 void *ts_xmalloc(size_t n);
 void *ts_xcalloc(size_t count, size_t n);

@@ -360,7 +360,7 @@ static void eval_job(struct ts_job *job, bool write_traces)
         }
     }
     struct ts_run_output out = {"fuzz.json", job, &it, &stages, stage_mem, have_run ? &run : NULL,
-                                have_cost ? &cost : NULL};
+                                have_cost ? &cost : NULL, NULL};
     cJSON *o = ts_report_run_json(&out);
     check_json(o, "run report");
     struct ts_buf buf;
