@@ -45,7 +45,7 @@ int ts_cli_report_answer(const char *path, const char *command, const char *file
                 n = 0;
             if (!result) {      /* a job's page: its run result, as `trainsim run` prints it */
                 struct ts_run_output ro = {file, job, &e->it, NULL, NULL, e->have_run ? &e->run : NULL,
-                                           e->have_cost ? &e->cost : NULL};
+                                           e->have_cost ? &e->cost : NULL, NULL};
                 result = own = ts_report_run_json(&ro);
             }
         }

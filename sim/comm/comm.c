@@ -408,9 +408,53 @@ bool ts_comm_collective_algo(const struct ts_system *sys, enum ts_coll coll,
     return true;
 }
 
+/* A plan asks for the same collective on the same group many times (every layer, every
+ * unit, every microbatch): a small per-thread memo of exact arguments (the two levels, the
+ * group, the bytes) returns the same cost, so results do not depend on it. */
+#define COLL_MEMO 16
+struct coll_memo {
+    struct ts_level up, out;
+    struct ts_group g;
+    double bytes;
+    int coll;
+    bool set;
+    struct ts_coll_cost cost;
+};
+static _Thread_local struct coll_memo coll_memo[COLL_MEMO];
+static _Thread_local int coll_memo_next;
+
+/* Field by field (struct padding holds no values to compare). */
+static bool level_same(const struct ts_level *a, const struct ts_level *b)
+{
+    return a->bandwidth == b->bandwidth && a->latency == b->latency &&
+           a->efficiency == b->efficiency && a->domain_size == b->domain_size &&
+           a->topology == b->topology && a->oversubscription == b->oversubscription &&
+           a->leaf_nodes == b->leaf_nodes && a->in_network_reduction == b->in_network_reduction &&
+           a->reduction_efficiency == b->reduction_efficiency;
+}
+
+static bool group_same(const struct ts_group *a, const struct ts_group *b)
+{
+    return a->size == b->size && a->stride == b->stride && a->per_domain == b->per_domain &&
+           a->domains == b->domains && a->per_node == b->per_node && a->nodes == b->nodes &&
+           a->crosses_leaf == b->crosses_leaf;
+}
+
+static bool memo_match(const struct coll_memo *m, const struct ts_system *sys, int coll,
+                       const struct ts_group *g, double bytes)
+{
+    return m->set && m->coll == coll && m->bytes == bytes && group_same(&m->g, g) &&
+           level_same(&m->up, &sys->scale_up) && level_same(&m->out, &sys->scale_out);
+}
+
 void ts_comm_collective(const struct ts_system *sys, enum ts_coll coll, const struct ts_group *g,
                         double bytes, struct ts_coll_cost *out)
 {
+    for (int m = 0; m < COLL_MEMO; m++)
+        if (memo_match(&coll_memo[m], sys, (int)coll, g, bytes)) {
+            *out = coll_memo[m].cost;
+            return;
+        }
     bool found = false;
     for (int a = 0; a < TS_ALGO_COUNT; a++) {
         struct ts_coll_cost c;
@@ -422,6 +466,15 @@ void ts_comm_collective(const struct ts_system *sys, enum ts_coll coll, const st
         }
     }
     TS_ASSERT(found, "no algorithm for %s on %d ranks", ts_coll_names[coll], g->size);
+    struct coll_memo *m = &coll_memo[coll_memo_next];
+    m->up = sys->scale_up;
+    m->out = sys->scale_out;
+    m->g = *g;
+    m->bytes = bytes;
+    m->coll = (int)coll;
+    m->cost = *out;
+    m->set = true;
+    coll_memo_next = (coll_memo_next + 1) % COLL_MEMO;
 }
 
 void ts_comm_p2p(const struct ts_system *sys, long distance, double bytes, struct ts_coll_cost *out)

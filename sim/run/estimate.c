@@ -4,6 +4,7 @@
  * is its first-order summary.
  */
 #include <math.h>
+#include <stdbool.h>
 #include <string.h>
 
 #include <gsl/gsl_cdf.h>
@@ -16,12 +17,31 @@
  * smooth, rapidly decaying integrand. */
 static double lognormal_laplace(double mu, double sigma, double lambda)
 {
+    /* A sweep asks for the same few (mu, sigma, lambda) for every layout of a system x nodes
+     * x pricing: a small per-thread memo of exact arguments returns the same value, so the
+     * result does not depend on it (or on the thread count). */
+    enum { MEMO = 8 };
+    static _Thread_local struct {
+        double mu, sigma, lambda, value;
+        bool set;
+    } memo[MEMO];
+    static _Thread_local int next;
+    for (int m = 0; m < MEMO; m++)
+        if (memo[m].set && memo[m].mu == mu && memo[m].sigma == sigma && memo[m].lambda == lambda)
+            return memo[m].value;
     double sum = 0.0, h = 0.1;
     for (int i = -80; i <= 80; i++) {
         double z = i * h;
         sum += exp(-0.5 * z * z - lambda * exp(mu + sigma * z));
     }
-    return sum * h * 0.39894228040143267794;    // 1 / sqrt(2 pi)
+    double value = sum * h * 0.39894228040143267794;    // 1 / sqrt(2 pi)
+    memo[next].mu = mu;
+    memo[next].sigma = sigma;
+    memo[next].lambda = lambda;
+    memo[next].value = value;
+    memo[next].set = true;
+    next = (next + 1) % MEMO;
+    return value;
 }
 
 /* E[exp(-lambda X)] for the recovery phases X of an unplanned failure (detection, diagnose,
