@@ -58,6 +58,34 @@ run d run "$tmp/d.json" --format json
 expect_rc d 0
 check "$tmp/d.out" "$(close 'c["compute"]' '8 * W * 2.0') and c['commitment_unused'] == 0" "reserved rate without a commitment"
 
+# A buy plan in a sweep: 2 nodes committed for 30 days (reserved $5.41), more nodes burst on
+# demand ($7.91; configs/prices/aws-p5en-2026-08). The best of 2 nodes pays the whole term; a
+# sweep held to 4 nodes pays the term plus 16 burst GPUs for its run.
+for n in 2 4; do
+    python3 - "$ROOT/configs/quickstart-sweep.json" "$tmp/buy$n.json" "$n" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["systems"] = ["aws-p5en"]
+d["nodes"] = [int(sys.argv[3])]
+d["pricing"] = ["reserved"]
+d["cost"] = {"by_system": {"aws-p5en": {"prices": "aws-p5en-2026-08"}},
+             "commitment": {"term": "30 d", "nodes": 2}}
+json.dump(d, open(sys.argv[2], "w"))
+PY
+    run "buy$n" sweep "$tmp/buy$n.json" --format json --no-progress
+    expect_rc "buy$n" 0
+    python3 - "$tmp/buy$n.out" "$n" <<'PY' || fail "buy plan with $n nodes: term + burst"
+import json, sys
+b = json.load(open(sys.argv[1]))["best"]
+n = int(sys.argv[2])
+W = b["expected_time_to_train_s"] / 3600.0
+c = b["cost_breakdown"]
+want = 16 * 720 * 5.41 + (8 * n - 16) * W * 7.91
+got = c["compute"] + c["commitment_unused"]
+sys.exit(0 if b["nodes"] == n and abs(got / want - 1) < 1e-9 else 1)
+PY
+done
+
 # Refusals.
 job "$tmp/e.json" 1 10B '{"gpu_hour": {"spot": 1.0, "reserved": 2.0}, "pricing": "spot", "commitment": {"term": "1 y"}}'
 run e run "$tmp/e.json"
