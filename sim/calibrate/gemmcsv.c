@@ -38,16 +38,6 @@ static int precision_of(const char *s)
     return -1;
 }
 
-static bool num(const char *s, double *out)
-{
-    char *e;
-    double v = strtod(s, &e);
-    if (e == s || *e || !isfinite(v))
-        return false;
-    *out = v;
-    return true;
-}
-
 int ts_gemmcsv_parse(const char *text, size_t len, const char *file, const struct ts_accel *a,
                      int default_precision, struct ts_gemmcsv *out, struct ts_err *err)
 {
@@ -127,7 +117,7 @@ int ts_gemmcsv_parse(const char *text, size_t len, const char *file, const struc
         double *dims[3] = {&r.m, &r.n, &r.k};
         const char *dn[3] = {"m", "n", "k"};
         for (int c = 0; c < 3 && rc == TS_OK; c++)
-            if (!num(f[idx[c]], dims[c]) || *dims[c] < 1 || *dims[c] > 1e7 ||
+            if (!ts_text_number(f[idx[c]], dims[c]) || *dims[c] < 1 || *dims[c] > 1e7 ||
                 *dims[c] != floor(*dims[c]))
                 rc = ts_err_set(err, TS_ERR_INPUT,
                                 "%s:%ld: %s: \"%s\" is not a dimension (a whole number 1..1e7)",
@@ -162,7 +152,7 @@ int ts_gemmcsv_parse(const char *text, size_t len, const char *file, const struc
         for (int c = COL_TIME_S; c <= COL_TFLOPS; c++) {
             if (idx[c] < 0)
                 continue;
-            if (!num(f[idx[c]], &v) || !(v > 0)) {
+            if (!ts_text_number(f[idx[c]], &v) || !(v > 0)) {
                 rc = ts_err_set(err, TS_ERR_INPUT, "%s:%ld: %s: \"%s\" is not a positive number",
                                 file, lineno, col_names[c][0], f[idx[c]]);
                 break;

@@ -61,16 +61,6 @@ static int tokenize(char *line, char **tok, int max)
     return n;
 }
 
-static bool parse_num(const char *s, double *out)
-{
-    char *end;
-    double v = strtod(s, &end);
-    if (end == s || *end || !isfinite(v))
-        return false;
-    *out = v;
-    return true;
-}
-
 int ts_nccl_parse(const char *text, size_t len, const char *file, int coll,
                   struct ts_nccl_table *out, struct ts_err *err)
 {
@@ -139,7 +129,7 @@ int ts_nccl_parse(const char *text, size_t len, const char *file, int coll,
         double size;
         /* A data line starts with the size in bytes; anything else (NCCL INFO lines, the
          * command line) is not a measurement. */
-        if (!isdigit((unsigned char)tok[0][0]) || !parse_num(tok[0], &size))
+        if (!isdigit((unsigned char)tok[0][0]) || !ts_text_number(tok[0], &size))
             continue;
         if (nt < 11) {
             rc = ts_err_set(err, TS_ERR_INPUT,
@@ -149,8 +139,8 @@ int ts_nccl_parse(const char *text, size_t len, const char *file, int coll,
             break;
         }
         double t_us, algbw, busbw;
-        if (!parse_num(tok[nt - 8], &t_us) || !parse_num(tok[nt - 7], &algbw) ||
-            !parse_num(tok[nt - 6], &busbw) || t_us <= 0 || algbw < 0 || busbw < 0) {
+        if (!ts_text_number(tok[nt - 8], &t_us) || !ts_text_number(tok[nt - 7], &algbw) ||
+            !ts_text_number(tok[nt - 6], &busbw) || t_us <= 0 || algbw < 0 || busbw < 0) {
             rc = ts_err_set(err, TS_ERR_INPUT,
                             "%s:%ld: the out-of-place time, algbw and busbw (\"%s %s %s\") are "
                             "not positive numbers", file, lineno, tok[nt - 8], tok[nt - 7],

@@ -94,6 +94,17 @@ void ts_cli_calibrate_help(FILE *f)
 
 /* ---------------------------------------------------------------- options */
 
+int ts_cli_calibrate_format(const char *value, enum ts_format *out)
+{
+    if (ts_cli_parse_format(value, out))
+        return -1;
+    if (*out == TS_FORMAT_CSV) {
+        fprintf(stderr, "trainsim calibrate: --format: the report is a table or json\n");
+        return -1;
+    }
+    return 0;
+}
+
 struct options {
     const char *out, *system_out, *name, *model, *accel;
     int tp, microbatch, seq, threads, max_dim;
@@ -148,12 +159,8 @@ static int parse_options(int argc, char **argv, struct options *o)
                 return -1;
             }
         } else if (v && strcmp(a, "--format") == 0) {
-            if (ts_cli_parse_format(argv[++i], &o->format))
+            if (ts_cli_calibrate_format(argv[++i], &o->format))
                 return -1;
-            if (o->format == TS_FORMAT_CSV) {
-                fprintf(stderr, "trainsim calibrate: --format: the report is a table or json\n");
-                return -1;
-            }
             o->has_format = true;
         } else {
             fprintf(stderr, "trainsim calibrate: unknown option, missing value or stray argument: "

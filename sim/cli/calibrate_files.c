@@ -72,12 +72,8 @@ static int parse(int argc, char **argv, struct fopts *o)
                 return -1;
             }
         } else if (v && strcmp(a, "--format") == 0) {
-            if (ts_cli_parse_format(argv[++i], &o->format))
+            if (ts_cli_calibrate_format(argv[++i], &o->format))
                 return -1;
-            if (o->format == TS_FORMAT_CSV) {
-                fprintf(stderr, "trainsim calibrate: --format: the report is a table or json\n");
-                return -1;
-            }
             o->has_format = true;
         } else {
             fprintf(stderr, "trainsim calibrate: unknown option, missing value or stray argument "

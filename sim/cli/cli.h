@@ -44,6 +44,8 @@ int ts_cli_report_answer(const char *path, const char *command, const char *file
                          const struct ts_sensitivity *sens);
 /* calibrate --nccl-tests / --gemm-csv (sim/cli/calibrate_files.c). */
 bool ts_cli_calibrate_is_files(int argc, char **argv);
+/* calibrate's --format: table or json (its report has no CSV); prints and returns -1 if not. */
+int ts_cli_calibrate_format(const char *value, enum ts_format *out);
 int ts_cli_calibrate_files(int argc, char **argv);
 int ts_cli_import(int argc, char **argv);
 void ts_cli_import_help(FILE *f);

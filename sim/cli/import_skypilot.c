@@ -83,10 +83,8 @@ static int read_rows(const char *file, struct sky_row **out, int *n_out, struct 
         ts_strlcpy(r.type, f[idx[C_TYPE]], sizeof r.type);
         ts_strlcpy(r.acc, f[idx[C_ACC]], sizeof r.acc);
         ts_strlcpy(r.region, idx[C_REGION] >= 0 ? f[idx[C_REGION]] : "", sizeof r.region);
-        char *e1, *e2;
-        r.count = strtod(f[idx[C_COUNT]], &e1);
-        r.price = strtod(f[idx[C_PRICE]], &e2);
-        if (*e1 || *e2 || !(r.count > 0) || !(r.price >= 0) || !isfinite(r.price)) {
+        if (!ts_text_number(f[idx[C_COUNT]], &r.count) ||
+            !ts_text_number(f[idx[C_PRICE]], &r.price) || !(r.count > 0) || !(r.price >= 0)) {
             rc = ts_err_set(err, TS_ERR_INPUT,
                             "%s:%ld: AcceleratorCount \"%s\" or Price \"%s\" is not a number",
                             file, lineno, f[idx[C_COUNT]], f[idx[C_PRICE]]);
@@ -94,9 +92,8 @@ static int read_rows(const char *file, struct sky_row **out, int *n_out, struct 
         }
         r.spot = NAN;
         if (idx[C_SPOT] >= 0 && f[idx[C_SPOT]][0]) {
-            char *e3;
-            double s = strtod(f[idx[C_SPOT]], &e3);
-            if (!*e3 && s >= 0 && isfinite(s))
+            double s;
+            if (ts_text_number(f[idx[C_SPOT]], &s) && s >= 0)
                 r.spot = s;
         }
         if (n == cap) {

@@ -148,21 +148,11 @@ static const char *entry_source(const cJSON *doc)
     return s && cJSON_IsString(s) ? s->valuestring : "";
 }
 
-/* CSV field, RFC 4180: quoted when it holds a comma, quote or line break. */
+/* A CSV field in the one dialect of every command (util.h), then its separator. */
 static void csv_field(struct ts_buf *b, const char *s, bool last)
 {
-    if (strpbrk(s, ",\"\r\n")) {
-        ts_buf_append(b, "\"", 1);
-        for (const char *p = s; *p; p++) {
-            if (*p == '"')
-                ts_buf_append(b, "\"", 1);
-            ts_buf_append(b, p, 1);
-        }
-        ts_buf_append(b, "\"", 1);
-    } else {
-        ts_buf_append(b, s, strlen(s));
-    }
-    ts_buf_append(b, last ? "\r\n" : ",", last ? 2 : 1);
+    ts_csv_field(b, s);
+    ts_buf_append(b, last ? "\n" : ",", 1);
 }
 
 /* End a table line: drop the padding after the last cell. */

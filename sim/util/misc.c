@@ -696,3 +696,13 @@ int ts_csv_split(char *line, char **f, int max)
     return n;
 }
 
+
+bool ts_text_number(const char *s, double *out)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || *end || !isfinite(v))
+        return false;
+    *out = v;
+    return true;
+}

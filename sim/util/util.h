@@ -333,6 +333,9 @@ void ts_warning_clear(void);
  * trimmed. Returns the number of fields. */
 int ts_csv_split(char *line, char **fields, int max);
 
+/* A whole string as a finite number (strtod, nothing left over): true and *out, or false. */
+bool ts_text_number(const char *s, double *out);
+
 /* Monotonic wall clock in seconds (for elapsed-time reports only, never in results). */
 double ts_time_now(void);
 
