@@ -1396,7 +1396,7 @@ static bool complete_per_system(struct bnb *s, struct keep *kept, struct worker 
         qsort(keep.v, (size_t)keep.n, sizeof *keep.v, cmp_cand);
         long pos = 0;
         while (pos < keep.n && !s->stopped) {
-            if (stop_requested(s, opt)) {
+            if (ts_shard_any(stop_requested(s, opt))) {   /* agreed across MPI ranks */
                 s->stopped = true;
                 break;
             }
@@ -1561,7 +1561,7 @@ static bool closest_miss(struct bnb *s, struct worker *workers, int nthreads,
         qsort(keep.v, (size_t)keep.n, sizeof *keep.v, cmp_cand);
         long pos = 0;
         while (pos < keep.n && !done) {
-            if (stop_requested(s, opt)) {
+            if (ts_shard_any(stop_requested(s, opt))) {   /* agreed across MPI ranks */
                 s->stopped = true;
                 done = true;
                 break;
