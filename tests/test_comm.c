@@ -209,6 +209,75 @@ static void tree_costs_log2_domains_hops_plus_the_chain_inside(void **state)
     assert_false(ts_comm_collective_algo(&sys, TS_COLL_ALLREDUCE, &g4, S, TS_ALGO_TREE, &c));
 }
 
+/* NCCL's double binary tree built link by link (src/graph/trees.cc describes it: tree one
+ * is the bit-pattern binary tree rooted at node 0, whose root has the single child
+ * 2^(floor log2 (n-1)); a node r != 0 with lowest set bit b has the parent (r ^ b) | 2b, or
+ * r ^ b where that is out of range, and the children r - b/2 and the largest r + b/2^j
+ * inside the range; tree two is its mirror r -> n-1-r for even n, its shift by one for odd
+ * n). Returns the tree links of the node with the most, over both trees. */
+static int bit_tree_links(int n, int r)
+{
+    if (r == 0)
+        return n > 1 ? 1 : 0;
+    int b = 1;
+    while (!(b & r))
+        b <<= 1;
+    int links = 1;                  /* the parent always exists */
+    int low = b >> 1;
+    if (low > 0) {
+        links++;                    /* r - low < r: always inside */
+        for (int d = low; d > 0; d >>= 1)
+            if (r + d < n) {
+                links++;
+                break;
+            }
+    }
+    return links;
+}
+
+static int double_tree_max_links(int n)
+{
+    int best = 0;
+    for (int r = 0; r < n; r++) {
+        int other = n % 2 ? (r - 1 + n) % n : n - 1 - r;
+        int l = bit_tree_links(n, r) + bit_tree_links(n, other);
+        if (l > best)
+            best = l;
+    }
+    return best;
+}
+
+static void tree_nic_bytes_follow_the_busiest_node_of_nccls_double_binary_tree(void **state)
+{
+    (void)state;
+    struct ts_system sys;
+    parse_system(SYNTH_SYSTEM, &sys);
+    sys.scale_out.leaf_nodes = 1 << 20;     /* no oversubscription: bytes alone set the time */
+    double S = 64 * MIB;
+    /* The busiest node sends S/2 over each of its tree links, spread over its 4 NIC shares:
+     * 2 links at 2 nodes (S per node per direction, NCCL prices trees on <= 2 nodes at twice
+     * the network rate), 3 at 3 nodes, 4 from 4 nodes on. */
+    assert_int_equal(double_tree_max_links(2), 2);
+    assert_int_equal(double_tree_max_links(3), 3);
+    for (int nodes = 2; nodes <= 4096; nodes = nodes < 40 ? nodes + 1 : nodes * 2 - 3) {
+        struct ts_group g;
+        ts_comm_group_strided(&sys, 4 * nodes, 1, &g);
+        struct ts_coll_cost tree, nvls_tree;
+        assert_true(ts_comm_collective_algo(&sys, TS_COLL_ALLREDUCE, &g, S, TS_ALGO_TREE, &tree));
+        assert_true(ts_comm_collective_algo(&sys, TS_COLL_ALLREDUCE, &g, S, TS_ALGO_HIERARCHICAL,
+                                            &nvls_tree));
+        double expected = double_tree_max_links(nodes) * 0.5 * S / 4;
+        assert_close(tree.out_bytes, expected, 1e-12, 0);
+        assert_close(nvls_tree.out_bytes, expected, 1e-12, 0);
+    }
+    /* one GPU per node: the whole node's tree traffic goes through that GPU's NIC */
+    struct ts_group g2;
+    ts_comm_group_strided(&sys, 2, 4, &g2);
+    struct ts_coll_cost c;
+    assert_true(ts_comm_collective_algo(&sys, TS_COLL_ALLREDUCE, &g2, S, TS_ALGO_TREE, &c));
+    assert_close(c.out_bytes, S, 1e-12, 0);
+}
+
 /* NCCL tuning.cc (2.30): one NVLS pass costs 25 us against a 3.4 us NVLink ring step, an
  * NVLS_TREE network hop 20.9 us against the tree's 14 us. */
 #define NVLS_PASS (25.0 / 3.4 * A_UP)
@@ -572,6 +641,7 @@ int main(void)
         cmocka_unit_test(a_stride_below_the_domain_packs_several_members_per_domain),
         cmocka_unit_test(ring_costs_2_n_minus_1_steps_and_the_bottleneck_bandwidth),
         cmocka_unit_test(tree_costs_log2_domains_hops_plus_the_chain_inside),
+        cmocka_unit_test(tree_nic_bytes_follow_the_busiest_node_of_nccls_double_binary_tree),
         cmocka_unit_test(hierarchical_is_nvls_tree_reducing_in_the_switch_and_treeing_across_domains),
         cmocka_unit_test(nvls_reduces_in_the_switch_at_its_reduction_rate),
         cmocka_unit_test(pat_serves_all_gather_and_reduce_scatter_with_one_rank_per_node_only),

@@ -123,6 +123,24 @@ static int ceil_log2(int n)
 
 /* ---------------------------------------------------------------- algorithms */
 
+/* Network links of the busiest node in NCCL's double binary tree over n nodes (both trees
+ * together): each tree carries half the buffer, and a node sends (and receives) S/2 over
+ * every tree link it has - to its parent in the reduce, to each child in the broadcast - so
+ * its NIC bytes per direction are links x S/2. The trees (NCCL src/graph/trees.cc,
+ * ncclGetDtree: a bit-pattern binary tree rooted at 0 with the root having one child, and
+ * its mirror, or its shift by one for odd n) give 2 links at 2 nodes (each node is the
+ * other's only neighbour in both trees), 3 at 3 nodes, and 4 from 4 nodes on (a node
+ * inside one tree with a parent and two children is a leaf of the other); tests/test_comm.c
+ * builds the trees by brute force for n up to 4096. NCCL's tuner says the same: it prices
+ * trees on <= 2 nodes with the graph's intra-node bandwidth, which its search lets grow to
+ * twice the network one ("increase bwIntra for trees (2 nodes or collnet)",
+ * src/graph/search.cc; tuning.cc: bw = nNodes <= 2 ? bwIntra : bwInter), and doubles the
+ * network bandwidth of NVLS_TREE on 2 nodes ("Handle 2 node case of NVLSTree"). */
+static double dtree_links(int nodes)
+{
+    return nodes <= 1 ? 0.0 : nodes == 2 ? 2.0 : nodes == 3 ? 3.0 : 4.0;
+}
+
 static void finish(struct ts_coll_cost *c, double up_bw, double out_bw, bool pipelined)
 {
     c->up_s = c->up_bytes > 0 ? c->up_bytes / up_bw : 0.0;
@@ -338,7 +356,8 @@ bool ts_comm_collective_algo(const struct ts_system *sys, enum ts_coll coll,
             return false;
         c.latency_s = 2.0 * (ceil_log2(n_out) * a_out + (n_in - 1) * a_up);
         c.up_bytes = n_in > 1 ? 2.0 * S : 0.0;
-        c.out_bytes = 2.0 * S / n_in;
+        /* The node's tree links x S/2, spread over its n_in NIC shares (dtree_links). */
+        c.out_bytes = dtree_links(n_out) * 0.5 * S / n_in;
         finish(&c, up_bw, out_bw, true);
         break;
     }
@@ -354,7 +373,7 @@ bool ts_comm_collective_algo(const struct ts_system *sys, enum ts_coll coll,
         c.latency_s = NVLS_PASS_IN_UP_STEPS * a_up +
                       2.0 * ceil_log2(n_out) * NVLS_TREE_HOP_IN_OUT_STEPS * a_out;
         c.up_bytes = S;
-        c.out_bytes = 2.0 * S / n_in;
+        c.out_bytes = dtree_links(n_out) * 0.5 * S / n_in;
         finish(&c, up->bandwidth * up->reduction_efficiency, out_bw, true);
         break;
     }
