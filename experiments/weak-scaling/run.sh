@@ -53,14 +53,23 @@ for key, members in groups.items():
             runs = []
             break
         t = d["iteration_time_s"]
-        runs.append((n, tps, t, t - d["time_breakdown"]["sync_wait_s"]))
+        b = d["time_breakdown"]
+        runs.append((n, tps, t, t - b["sync_wait_s"], b))
     if not runs:
         continue
-    n0, tps0, t0, s0 = runs[0]
-    for n, tps, t, s in runs[1:]:
+    n0, tps0, t0, s0, b0 = runs[0]
+    for n, tps, t, s, b in runs[1:]:
         # Fixed work per GPU: step time ratio = inverse ratio of tokens/s per GPU.
+        # The growth's parts, each as a share of the smaller job's step: compute (the units'
+        # compute, slowed by contention beside longer collectives), exposed data-parallel
+        # traffic (first gathers, last reduce-scatters, the rings' latency), the wait for the
+        # slowest GPU, the (sharded) optimizer step; the rest is what these leave.
+        parts = {k: (b.get(k, 0.0) - b0.get(k, 0.0)) / t0
+                 for k in ("compute_s", "exposed_dp_s", "sync_wait_s", "optimizer_s")}
         pairs.append(dict(table=key[0], model=key[1], gpus_from=n0, gpus_to=n,
-                          published=tps0 / tps - 1, before=s / s0 - 1, after=t / t0 - 1))
+                          published=tps0 / tps - 1, before=s / s0 - 1, after=t / t0 - 1,
+                          d_compute=parts["compute_s"], d_exposed_dp=parts["exposed_dp_s"],
+                          d_sync_wait=parts["sync_wait_s"], d_optimizer=parts["optimizer_s"]))
 
 with open(os.path.join(here, "results.csv"), "w", newline="") as f:
     w = csv.DictWriter(f, fieldnames=list(pairs[0].keys()))
@@ -70,12 +79,19 @@ with open(os.path.join(here, "results.csv"), "w", newline="") as f:
 
 lines = ["# Weak scaling: step-time growth with the GPU count at fixed work per GPU", "",
          "Published = llm-foundry tokens/s per GPU at the smaller count over the larger, minus 1.",
-         "Before = trainsim's simulated step alone; after = with the wait for the slowest GPU.", "",
-         "| table | model | GPUs | published | trainsim before | trainsim after |",
-         "|---|---|---|---:|---:|---:|"]
+         "Before = trainsim's simulated step alone; after = with the wait for the slowest GPU.",
+         "The last four columns split trainsim's growth (after) into its parts, each as a share of",
+         "the smaller job's step: compute (with ZeRO-1/2, slowed by contention beside the bucketed",
+         "reductions), exposed data-parallel traffic (with ZeRO-3 it includes the units' contention),",
+         "the wait for the slowest GPU, the sharded optimizer step.", "",
+         "| table | model | GPUs | published | trainsim before | trainsim after "
+         "| compute | exposed DP | slowest GPU | optimizer |",
+         "|---|---|---|---:|---:|---:|---:|---:|---:|---:|"]
 for p in pairs:
     lines.append(f"| {p['table']} | {p['model']} | {p['gpus_from']} -> {p['gpus_to']} | "
-                 f"{100 * p['published']:+.1f}% | {100 * p['before']:+.1f}% | {100 * p['after']:+.1f}% |")
+                 f"{100 * p['published']:+.1f}% | {100 * p['before']:+.1f}% | {100 * p['after']:+.1f}% | "
+                 f"{100 * p['d_compute']:+.2f}% | {100 * p['d_exposed_dp']:+.2f}% | "
+                 f"{100 * p['d_sync_wait']:+.2f}% | {100 * p['d_optimizer']:+.2f}% |")
 lines += ["", "| table | pairs | mean published | mean before | mean after |", "|---|---:|---:|---:|---:|"]
 for table in sorted({p["table"] for p in pairs}):
     s = [p for p in pairs if p["table"] == table]
