@@ -31,10 +31,14 @@
  *                  NIC shares.
  *   tree:          all-reduce only, by double binary trees between domains and chains inside
  *                  (NCCL): latency 2 (ceil log2 n_out alpha_out + (n_in - 1) alpha_up); 2 S
- *                  per GPU over NVLink and 2 S / n_in through each NIC, pipelined.
+ *                  per GPU over NVLink and L S / (2 n_in) through each NIC, pipelined, with L
+ *                  the tree links of the busiest domain over both trees (each carries S/2
+ *                  per link and direction): 2 at 2 domains (S per node: each node is the
+ *                  other's only neighbour), 3 at 3, 4 from 4 on (NCCL src/graph/trees.cc;
+ *                  its tuner prices trees on <= 2 nodes at twice the network rate).
  *   hierarchical:  NCCL's NVLS_TREE all-reduce: NVLink SHARP reduction inside each switched
  *                  domain with in-network reduction, a tree between domains on each GPU's
- *                  1/n_in share; latency 7.35 alpha_up + 2 ceil log2 n_out x 1.49 alpha_out
+ *                  1/n_in share (L S / (2 n_in) through each NIC, L as for tree); latency 7.35 alpha_up + 2 ceil log2 n_out x 1.49 alpha_out
  *                  (NCCL's NVLS / NVLS_TREE hop costs over its ring-NVLink and tree-network
  *                  Simple steps: 25 / 3.4 and 20.9 / 14). Only
  *                  where the domain reduces in the switch: NCCL has no RS-inside /
