@@ -538,6 +538,28 @@ static void four_b200_nodes_reproduce_both_ends_of_the_curve(void **state)
     assert_close(busbw("dgx-b200", TS_COLL_ALLREDUCE, 32, 1 * MIB, -1), 5.4e9, 0.15, 0);
 }
 
+static void two_a3_mega_nodes_can_carry_the_measured_338_gbps_only_by_a_tree(void **state)
+{
+    (void)state;
+    /* tests/data/nccl: 2 x 8 H100 (8 x 200 Gb/s per node) all-reduce, 8 GiB, busbw 338.8
+     * GB/s. At link rate a ring sends 2 (n-1)/n S per node over 8 x 25 GB/s: busbw bound
+     * 8 x 25 = 200 GB/s; two nodes' double binary tree sends S per node: 2 (n-1)/n x 200 =
+     * 375 GB/s (NVLS_TREE's NVLink side, S at 0.61 x 450 GB/s, allows 515). */
+    struct ts_system sys;
+    load_system("gcp-a3-mega", &sys);
+    sys.scale_out.efficiency = 1.0;
+    struct ts_group g;
+    ts_comm_group_strided(&sys, 16, 1, &g);
+    double S = 8 * GIB;
+    struct ts_coll_cost ring, best;
+    assert_true(ts_comm_collective_algo(&sys, TS_COLL_ALLREDUCE, &g, S, TS_ALGO_RING, &ring));
+    ts_comm_collective(&sys, TS_COLL_ALLREDUCE, &g, S, &best);
+    assert_close(ts_comm_bus_bandwidth(TS_COLL_ALLREDUCE, 16, S, ring.time_s), 200e9, 0.01, 0);
+    assert_close(ts_comm_bus_bandwidth(TS_COLL_ALLREDUCE, 16, S, best.time_s), 375e9, 0.01, 0);
+    assert_true(best.algo == TS_ALGO_HIERARCHICAL || best.algo == TS_ALGO_TREE);
+    assert_true(ts_comm_bus_bandwidth(TS_COLL_ALLREDUCE, 16, S, best.time_s) > 338.8e9);
+}
+
 static void ring_network_steps_cost_nccls_ring_step_and_the_tree_keeps_its_fitted_hop(void **state)
 {
     (void)state;
@@ -655,6 +677,7 @@ int main(void)
         cmocka_unit_test(eight_b200_reproduce_ring_and_nvls),
         cmocka_unit_test(ring_network_steps_cost_nccls_ring_step_and_the_tree_keeps_its_fitted_hop),
         cmocka_unit_test(four_b200_nodes_reproduce_both_ends_of_the_curve),
+        cmocka_unit_test(two_a3_mega_nodes_can_carry_the_measured_338_gbps_only_by_a_tree),
         cmocka_unit_test(small_messages_pick_the_lowest_latency_and_large_the_highest_bandwidth),
         cmocka_unit_test(a_group_of_one_rank_costs_nothing),
     };
