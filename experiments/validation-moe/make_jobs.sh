@@ -98,6 +98,23 @@ def stage_split(layers, pp):
         raise SystemExit("no even middle split for %d layers on pp %d" % (layers, pp))
     return first, last
 
+# Layout cells the release's own recipe contradicts, with the evidence (README.md "Published
+# inconsistencies"). The job runs the recipe's value; its description names the published one.
+# 25.11 GPT-OSS 120B on DGX-B200: the table says EP 8, but the 25.11 recipe
+# (scripts/performance/configs/gpt_oss/workload_base_configs.py at tags v0.2.0 / v0.2.1 /
+# v0.2.2 and at the 25.11 table commit 97ad8cc6f) sets GPT_OSS_120B_B200_BF16 to
+# expert_model_parallel_size 64 (the base default is 8), MBS 4, GBS 512, as the table's other
+# cells say. The published 8213 tokens/s/GPU matches the EP 64 runs of the same layout (26.02
+# B200 8047, B300 8359), not the EP 8 ones (13045-13722 from 26.02.01 on, when the release
+# branch r0.3.0 switched B200 to EP 8 in 904597bd3).
+RECIPE_LAYOUT = {
+    ("25.11", "GPT OSS 120B", "DGX-B200"): {
+        "ep": (64, "EP 8 as published; the 25.11 recipe (gpt_oss/workload_base_configs.py "
+                   "GPT_OSS_120B_B200_BF16_BASE_CONFIG at v0.2.0-v0.2.2) runs EP 64, and "
+                   "8213 tokens/s/GPU matches the EP 64 rows (26.02: 8047), not the EP 8 ones "
+                   "(13045-13722)")},
+}
+
 def load_model(name):
     with open(os.path.join(root, "models", name + ".json")) as f:
         return json.load(f, object_pairs_hook=collections.OrderedDict)
@@ -124,6 +141,12 @@ with open(rows_csv, newline="") as f:
         gpus, gbs, mbs, seq = int(r["gpus"]), int(r["gbs"]), int(r["mbs"]), int(r["seq_len"])
         tp, pp, cp, ep = int(r["tp"]), int(r["pp"]), int(r["cp"]), int(r["ep"])
         vp = 1 if r["vp"] in ("n/a", "") else int(r["vp"])
+        layout_notes = []
+        for key, (value, why) in RECIPE_LAYOUT.get((r["release"], r["model"], system),
+                                                   {}).items():
+            assert key == "ep", key
+            ep = value
+            layout_notes.append("Layout from the recipe: EP %d (%s)." % (value, why))
         m = load_model(model)
         changed = []
         if m["seq_len"] != seq:
@@ -165,12 +188,13 @@ with open(rows_csv, newline="") as f:
                 "(GA %s): %s tokens/s/GPU published. Source: %s %s @ %s, section '%s', row: %s "
                 "Token policy: %s. Recipe settings: %s. ETP 1 in every MoE recipe; distributed "
                 "optimizer (zero 1); gradients reduced in bf16 (_benchmark_common "
-                "grad_reduce_in_fp32 False).%s" % (
+                "grad_reduce_in_fp32 False).%s%s" % (
                     r["release"], r["model_as_published"], gpus, system, r["precision"], gbs,
-                    mbs, seq, tp, pp, cp, r["vp"], ep, r["ga"] if r["ga"] != "unstated" else
+                    mbs, seq, tp, pp, cp, r["vp"], int(r["ep"]), r["ga"] if r["ga"] != "unstated" else
                     r["ga_derived"], r["tokens_per_s_per_gpu"], r["source_repo"],
                     r["source_path"], r["source_commit"][:12], r["table_heading"],
                     r["raw_row"].strip(), r["moe_token_policy"], recipe_text,
+                    "".join(" " + n for n in layout_notes),
                     (" Model: catalogue %s with %s." % (model, ", ".join(changed))) if changed
                     else ""))
         job = collections.OrderedDict()
@@ -204,15 +228,14 @@ doc["source"] = ("NVIDIA Megatron-Bridge performance summary (NVIDIA-NeMo/Megatr
 # Enforced limits: the targets of issue 14 are mean |error| <= 10%, max <= 20%; README.md
 # states the values achieved and why any limit is looser.
 # Issue 14's targets (10% / 20%) where they are met; elsewhere the achieved values with a small
-# margin (README.md "Results": the 25.11 B200 GPT-OSS row is 59% too fast, the FP8 Qwen3-235B
-# H100 rows 7-16% too fast).
-LIMITS = {"megatron-bridge-bf16-26": (0.10, 0.20), "megatron-bridge-bf16-2511": (0.22, 0.62),
+# margin (README.md "Results": the FP8 Qwen3-235B H100 26.x rows are 7-14% too fast).
+LIMITS = {"megatron-bridge-bf16-26": (0.10, 0.20), "megatron-bridge-bf16-2511": (0.10, 0.20),
           "megatron-bridge-fp8-26": (0.13, 0.20), "megatron-bridge-fp8-2511": (0.20, 0.20)}
 tables = sorted(set(r["table"] for r in rows_out))
 doc["thresholds"] = collections.OrderedDict(
     (t, collections.OrderedDict([("mean_abs", LIMITS[t][0]), ("max_abs", LIMITS[t][1])]))
     for t in tables)
-doc["overall"] = collections.OrderedDict([("mean_abs", 0.10), ("max_abs", 0.62),
+doc["overall"] = collections.OrderedDict([("mean_abs", 0.10), ("max_abs", 0.20),
                                           ("max_sign_share", 0.75)])
 doc["left_out"] = ["%s (the published GA contradicts GBS / (MBS x DP); README.md "
                    "'Published inconsistencies')" % k for k in skipped]
