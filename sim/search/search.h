@@ -329,4 +329,11 @@ void ts_sweep_result_free(struct ts_sweep_result *r);
 void ts_sweep_layout_job(const struct ts_sweep *sw, const struct ts_layout *l, enum ts_pricing pricing,
                          struct ts_job *out);
 
+/* The balanced uneven pipeline split the sweep uses for a pp that does not divide the
+ * layers: the middle stages hold ceil(layers / pp) layers, the first stage first_out and the
+ * last stage last_out (the last the smaller when the spare layers are odd). Returns false,
+ * leaving the outputs unspecified, when pp divides the layers, pp < 2 or pp > layers, or no
+ * such split leaves each end stage a layer. */
+bool ts_sweep_stage_split(int layers, int pp, int *first_out, int *last_out);
+
 #endif
