@@ -220,14 +220,20 @@ static void all_to_all_dispatch_and_combine_cost_alpha_beta_by_hand(void **state
     assert_close(s.plan.chunk[0].fwd_comm_s, 2.0 * one, 1e-9, 0);
     assert_close(s.plan.chunk[0].bwd_comm_s, 2.0 * one, 1e-9, 0);
     /* With the all-to-all overlapped (moe_a2a_overlap) only what the layer's own pass
-     * cannot cover stays exposed. */
+     * cannot cover stays exposed, plus the slowdown of the compute it hides behind: the
+     * hand accelerator has no overlap_slowdown, then one of 0.25. */
     job.parallel.moe_a2a_overlap = true;
-    ts_step_plan_build(&job, &s.compute, &s.plan);
-    assert_close(s.plan.chunk[0].fwd_comm_s,
-                 fmax(0.0, 2.0 * one - s.compute.moe_layer.fwd.time_s), 1e-9, 1e-15);
-    assert_close(s.plan.chunk[0].bwd_comm_s,
-                 fmax(0.0, 2.0 * one - s.compute.moe_layer.bwd.time_s), 1e-9, 1e-15);
-    assert_true(s.plan.chunk[0].fwd_comm_s < 2.0 * one);
+    for (int k = 0; k < 2; k++) {
+        double slow = k ? 0.25 : 0.0;
+        job.system.accel.overlap_slowdown = slow;
+        ts_step_plan_build(&job, &s.compute, &s.plan);
+        double f = s.compute.moe_layer.fwd.time_s, b = s.compute.moe_layer.bwd.time_s;
+        assert_close(s.plan.chunk[0].fwd_comm_s,
+                     fmax(0.0, 2.0 * one - f) + slow * fmin(2.0 * one, f), 1e-9, 1e-15);
+        assert_close(s.plan.chunk[0].bwd_comm_s,
+                     fmax(0.0, 2.0 * one - b) + slow * fmin(2.0 * one, b), 1e-9, 1e-15);
+        assert_true(s.plan.chunk[0].fwd_comm_s < 2.0 * one);
+    }
     ts_eval_scratch_free(&s);
 }
 
