@@ -83,7 +83,9 @@ struct ts_sweep {
     enum ts_pricing pricing[TS_PRICING_COUNT];
     enum ts_precision precision;
     /* parallel dimensions searched */
-    struct ts_int_list tp, pp, cp, microbatch, virtual_stages, zero;
+    struct ts_int_list tp, pp, cp, microbatch, virtual_stages, zero; // pp "auto": divisors of
+                                            //   the layers and powers of two with a balanced
+                                            //   uneven split (ts_sweep_stage_split)
     struct ts_int_list ep, etp;             // expert (tensor) parallel; "auto": ep every divisor
                                             //   of the experts, etp 1, 2, 4, 8 (dense: 1)
     struct ts_int_list schedule;            // values of enum ts_schedule
