@@ -30,9 +30,10 @@ static const char *const attention_keys[] = {
  * counted over the whole validation set; Table 2 (DeepSeekMoE models): 1B, auxiliary loss
  * (alpha 0.001) 0.72, loss-free (bias) balancing 0.04; 3B: 0.52 and 0.04. The default is
  * 1 + MaxVio of the matching scheme at 1B, the scale at which the paper tuned both schemes
- * (its 3B runs inherit the 1B settings). A validation-set count averages over many batches,
- * so a single step's busiest expert carries at least this much (the paper's MaxVio_batch,
- * Fig. 3, is the per-step measure; it gives no table of it). Runs that force balanced routing
+ * (its 3B runs inherit the 1B settings). A validation-set count sums over many batches, and
+ * the max of a sum is at most the sum of the maxima, so a step's busiest expert carries at
+ * least this much on average (the paper's per-step measure, MaxVio_batch, is only plotted,
+ * Fig. 3). Runs that force balanced routing
  * (Megatron-Core moe_router_force_load_balancing, as in NVIDIA's benchmark tables) state
  * load_imbalance 1. */
 #define TS_MOE_IMBALANCE_AUX 1.72
