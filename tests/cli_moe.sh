@@ -78,4 +78,37 @@ expect_rc sweep_reject 0
 expect_in "$tmp/sweep_reject.out" '"divisibility":  1' "ep 3 counted as a divisibility rejection"
 expect_in "$tmp/sweep_reject.out" '"feasible":  1,' "ep 8 feasible"
 
+# Uneven pipeline splits in a sweep: a 7-layer MoE on 8 GPUs with pp auto tries pp 1 (a
+# divisor) and the powers of two 2 and 4 with their balanced uneven splits (4 + 3, 2 + 2 + 2 +
+# 1); pp 7 does not fit 8 GPUs. Only pp 1 was searched when pp had to divide the layers.
+cat >"$tmp/uneven.json" <<'EOF'
+{"name": "uneven", "model": {"name": "m7", "layers": 7, "hidden": 1024, "heads": 8, "ffn": "swiglu",
+   "vocab": 1024, "seq_len": 1024, "moe": {"experts": 8, "top_k": 2, "expert_ffn_hidden": 512}},
+ "tokens": "1B", "global_batch": 64, "systems": ["dgx-h100"], "nodes": [1], "precision": "bf16",
+ "parallel": {"tp": 1, "pp": "auto", "cp": 1, "ep": [2], "etp": 1, "microbatch": 1,
+   "recompute": ["none"], "zero": 1, "schedule": ["1f1b"], "sequence_parallel": false,
+   "tp_comm_overlap": false},
+ "reliability": "none", "constraint": {"min_tokens_per_s": 1}, "objective": "time", "top": 5}
+EOF
+run uneven_auto sweep "$tmp/uneven.json" --format json
+expect_rc uneven_auto 0
+expect_in "$tmp/uneven_auto.out" '"evaluated":  3,' "pp auto: 1, 2 and 4 evaluated"
+sed 's/"pp": "auto"/"pp": [2]/' "$tmp/uneven.json" >"$tmp/uneven2.json"
+run uneven_2 sweep "$tmp/uneven2.json" --format json
+expect_rc uneven_2 0
+expect_in "$tmp/uneven_2.out" '"first_stage_layers":  4,' "pp 2 split 4 + 3 (first)"
+expect_in "$tmp/uneven_2.out" '"last_stage_layers":  3,' "pp 2 split 4 + 3 (last)"
+# The best of pp 4 written as a job carries its split and ep, and `run` reproduces the sweep.
+sed 's/"pp": "auto"/"pp": [4]/' "$tmp/uneven.json" >"$tmp/uneven4.json"
+run uneven_emit sweep "$tmp/uneven4.json" --format json --emit job "$tmp/best.json"
+expect_rc uneven_emit 0
+expect_in "$tmp/best.json" '"first_stage_layers":  2,' "emitted job: first stage 2 layers"
+expect_in "$tmp/best.json" '"last_stage_layers":  1,' "emitted job: last stage 1 layer"
+expect_in "$tmp/best.json" '"ep":  2,' "emitted job: ep a number, not the sweep's list"
+run uneven_best run "$tmp/best.json" --format json
+expect_rc uneven_best 0
+sweep_tps=$(grep -m1 '"tokens_per_s":' "$tmp/uneven_emit.out" | sed 's/^ *//')
+[ -n "$sweep_tps" ] || fail "the sweep reports no tokens_per_s"
+expect_in "$tmp/uneven_best.out" "$sweep_tps" "the emitted job runs at the sweep's tokens/s"
+
 finish

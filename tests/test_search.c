@@ -1291,7 +1291,7 @@ static void bad_sweep_keys_are_rejected_with_file_and_json_path(void **state)
         {"parallel.schedule", "[\"zigzag\"]", "tests/sweep.json: parallel.schedule[0]: \"zigzag\" is not one of"},
         {"parallel.recompute", "\"most\"", "tests/sweep.json: parallel.recompute: \"most\" is not one of"},
         {"parallel.dp", "2", "tests/sweep.json: parallel: \"dp\" is derived for each configuration"},
-        {"parallel.first_stage_layers", "2", "tests/sweep.json: parallel: uneven stage splits are not searched"},
+        {"parallel.first_stage_layers", "2", "tests/sweep.json: parallel: the sweep derives uneven stage splits"},
         {"pricing", "[\"on_demand\", \"spotty\"]", "tests/sweep.json: pricing[1]: \"spotty\" is not one of"},
         {"systems", "[\"dgx-h100\", \"dgx-h100\"]", "tests/sweep.json: systems[1]: system \"dgx-h100\" appears twice"},
         {"constraint", "{\"min_tokens_per_s\": 1e6, \"deadline\": \"30 d\"}",

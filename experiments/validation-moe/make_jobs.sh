@@ -70,6 +70,14 @@ def recipe(model, system):
         return ("alltoall", True, [],
                 "qwen/h100/qwen3_moe.py: alltoall dispatcher, EP overlap on, no recompute, no "
                 "CUDA graphs")
+    if model == "qwen3-30b-a3b" and system == "DGX-H100":
+        # 25.11 qwen3/workload_base_configs.py QWEN3_30B_A3B_H100_FP8_CS_BASE_CONFIG (tag
+        # v0.2.1, table commit 97ad8cc6f): no flex backend (alltoall), moe_a2a_overlap True,
+        # no recompute, no CUDA graphs (only the BF16 preset sets them). Later releases set
+        # moe_flex_dispatcher_backend "hybridep" (c0b9a0003 on): flex profile, no H100 constant.
+        return ("alltoall", True, [],
+                "qwen3/workload_base_configs.py (25.11) H100 FP8-CS: alltoall dispatcher, EP "
+                "overlap on, no recompute, no CUDA graphs")
     if model == "deepseek-v3" and system == "DGX-GB200":
         # deepseek/gb200/deepseek_v3.py (BF16): the model recipe's flex dispatcher with
         # HybridEP, no EP overlap, recompute_modules ["mla_up_proj"]
@@ -98,11 +106,43 @@ def stage_split(layers, pp):
         raise SystemExit("no even middle split for %d layers on pp %d" % (layers, pp))
     return first, last
 
+# Layout cells the release's own recipe contradicts, with the evidence (README.md "Published
+# inconsistencies"). The job runs the recipe's value; its description names the published one.
+# 25.11 GPT-OSS 120B on DGX-B200: the table says EP 8, but the 25.11 recipe
+# (scripts/performance/configs/gpt_oss/workload_base_configs.py at tags v0.2.0 / v0.2.1 /
+# v0.2.2 and at the 25.11 table commit 97ad8cc6f) sets GPT_OSS_120B_B200_BF16 to
+# expert_model_parallel_size 64 (the base default is 8), MBS 4, GBS 512, as the table's other
+# cells say. The published 8213 tokens/s/GPU matches the EP 64 runs of the same layout (26.02
+# B200 8047, B300 8359), not the EP 8 ones (13045-13722 from 26.02.01 on, when the release
+# branch r0.3.0 switched B200 to EP 8 in 904597bd3).
+RECIPE_LAYOUT = {
+    ("25.11", "GPT OSS 120B", "DGX-B200"): {
+        "ep": (64, "EP 8 as published; the 25.11 recipe (gpt_oss/workload_base_configs.py "
+                   "GPT_OSS_120B_B200_BF16_BASE_CONFIG at v0.2.0-v0.2.2) runs EP 64, and "
+                   "8213 tokens/s/GPU matches the EP 64 rows (26.02: 8047), not the EP 8 ones "
+                   "(13045-13722)")},
+}
+
+# Rows with a job file and a prediction (results.md "Examined, not enforced") that do not
+# count against the limits, each with the evidence that the row measures a software release
+# rather than a layout.
+EXAMINED = {
+    ("25.11", "Qwen3_30B_a3B", "DGX-H100"):
+        "the vendor's own H100 FP8 rows of this model with identical cells (16 GPUs, GBS 1024, "
+        "MBS 1, PP 2, VP 12, EP 8) publish 5113 tokens/s/GPU in 26.02 and 9058 in 26.02.01, "
+        "1.77x apart, and 25.09 (token-dropping, precision unstated) 10494 with the 25.11 "
+        "cells; the 25.11 cells MBS 2 / VP 24 also contradict the 25.11 recipe (MBS 1, VP 12, "
+        "tag v0.2.1 QWEN3_30B_A3B_H100_FP8_CS_BASE_CONFIG). The prediction sits with the fast "
+        "figures; 25.11 and 26.02 are about half of them, a release effect trainsim does not "
+        "describe. The 26.x rows ran the flex dispatcher (HybridEP) per their recipes, for which "
+        "no H100 constant is fitted, so they are left out",
+}
+
 def load_model(name):
     with open(os.path.join(root, "models", name + ".json")) as f:
         return json.load(f, object_pairs_hook=collections.OrderedDict)
 
-jobs, rows_out, skipped = [], [], []
+jobs, rows_out, skipped, examined = [], [], [], []
 counts = collections.Counter()
 with open(rows_csv, newline="") as f:
     for r in csv.DictReader(f):
@@ -114,7 +154,8 @@ with open(rows_csv, newline="") as f:
         # alltoall recipes (Qwen3-235B); the other FP8 rows use MXFP8 / flex recipes on
         # devices whose flex constant is not fitted.
         if PRECISION[r["precision"]] == "fp8" and not (
-                r["system"] == "DGX-H100" and r["model"] == "Qwen3_235B_a22B"):
+                r["system"] == "DGX-H100" and (r["model"] == "Qwen3_235B_a22B" or (
+                    r["model"] == "Qwen3_30B_a3B" and r["release"] == "25.11"))):
             continue
         model, system = MODEL[r["model"]], r["system"]
         if r["ga"] not in ("unstated", "") and r["ga"] != r["ga_derived"]:
@@ -124,6 +165,12 @@ with open(rows_csv, newline="") as f:
         gpus, gbs, mbs, seq = int(r["gpus"]), int(r["gbs"]), int(r["mbs"]), int(r["seq_len"])
         tp, pp, cp, ep = int(r["tp"]), int(r["pp"]), int(r["cp"]), int(r["ep"])
         vp = 1 if r["vp"] in ("n/a", "") else int(r["vp"])
+        layout_notes = []
+        for key, (value, why) in RECIPE_LAYOUT.get((r["release"], r["model"], system),
+                                                   {}).items():
+            assert key == "ep", key
+            ep = value
+            layout_notes.append("Layout from the recipe: EP %d (%s)." % (value, why))
         m = load_model(model)
         changed = []
         if m["seq_len"] != seq:
@@ -165,12 +212,13 @@ with open(rows_csv, newline="") as f:
                 "(GA %s): %s tokens/s/GPU published. Source: %s %s @ %s, section '%s', row: %s "
                 "Token policy: %s. Recipe settings: %s. ETP 1 in every MoE recipe; distributed "
                 "optimizer (zero 1); gradients reduced in bf16 (_benchmark_common "
-                "grad_reduce_in_fp32 False).%s" % (
+                "grad_reduce_in_fp32 False).%s%s" % (
                     r["release"], r["model_as_published"], gpus, system, r["precision"], gbs,
-                    mbs, seq, tp, pp, cp, r["vp"], ep, r["ga"] if r["ga"] != "unstated" else
+                    mbs, seq, tp, pp, cp, r["vp"], int(r["ep"]), r["ga"] if r["ga"] != "unstated" else
                     r["ga_derived"], r["tokens_per_s_per_gpu"], r["source_repo"],
                     r["source_path"], r["source_commit"][:12], r["table_heading"],
                     r["raw_row"].strip(), r["moe_token_policy"], recipe_text,
+                    "".join(" " + n for n in layout_notes),
                     (" Model: catalogue %s with %s." % (model, ", ".join(changed))) if changed
                     else ""))
         job = collections.OrderedDict()
@@ -187,13 +235,15 @@ with open(rows_csv, newline="") as f:
         with open(path, "w") as g:
             json.dump(job, g, indent=2)
             g.write("\n")
-        rows_out.append(collections.OrderedDict([
+        why_not = EXAMINED.get((r["release"], r["model"], system))
+        (examined if why_not else rows_out).append(collections.OrderedDict([
             ("table", "megatron-bridge-%s-%s" % (PRECISION[r["precision"]],
                                                  "2511" if r["release"] == "25.11" else "26")),
             ("label", "%s %s %s %d GPUs" % (r["release"], model, SYS_TAG[system], gpus)),
             ("config", os.path.join(rel_out, tag + ".json")),
             ("metric", "tokens_per_s_per_gpu"),
-            ("published", float(r["tokens_per_s_per_gpu"]))]))
+            ("published", float(r["tokens_per_s_per_gpu"]))] +
+            ([("not_enforced_because", why_not)] if why_not else [])))
 
 doc = collections.OrderedDict()
 doc["source"] = ("NVIDIA Megatron-Bridge performance summary (NVIDIA-NeMo/Megatron-Bridge "
@@ -203,24 +253,24 @@ doc["source"] = ("NVIDIA Megatron-Bridge performance summary (NVIDIA-NeMo/Megatr
                  "experiments/validation-moe/make_jobs.sh from megatron-bridge-rows.csv.")
 # Enforced limits: the targets of issue 14 are mean |error| <= 10%, max <= 20%; README.md
 # states the values achieved and why any limit is looser.
-# Issue 14's targets (10% / 20%) where they are met; elsewhere the achieved values with a small
-# margin (README.md "Results": the 25.11 B200 GPT-OSS row is 59% too fast, the FP8 Qwen3-235B
-# H100 rows 7-16% too fast).
-LIMITS = {"megatron-bridge-bf16-26": (0.10, 0.20), "megatron-bridge-bf16-2511": (0.22, 0.62),
-          "megatron-bridge-fp8-26": (0.13, 0.20), "megatron-bridge-fp8-2511": (0.20, 0.20)}
+# Every table meets issue 14's targets (README.md "Results"), so they are the limits.
+LIMITS = {"megatron-bridge-bf16-26": (0.10, 0.20), "megatron-bridge-bf16-2511": (0.10, 0.20),
+          "megatron-bridge-fp8-26": (0.10, 0.20), "megatron-bridge-fp8-2511": (0.10, 0.20)}
 tables = sorted(set(r["table"] for r in rows_out))
 doc["thresholds"] = collections.OrderedDict(
     (t, collections.OrderedDict([("mean_abs", LIMITS[t][0]), ("max_abs", LIMITS[t][1])]))
     for t in tables)
-doc["overall"] = collections.OrderedDict([("mean_abs", 0.10), ("max_abs", 0.62),
+doc["overall"] = collections.OrderedDict([("mean_abs", 0.10), ("max_abs", 0.20),
                                           ("max_sign_share", 0.75)])
 doc["left_out"] = ["%s (the published GA contradicts GBS / (MBS x DP); README.md "
                    "'Published inconsistencies')" % k for k in skipped]
 doc["rows"] = rows_out
+doc["examined"] = examined
 with open(published, "w") as g:
     json.dump(doc, g, indent=2)
     g.write("\n")
-print("%d jobs in %s" % (len(rows_out), rel_out))
+print("%d jobs in %s (%d examined, not enforced)" % (len(rows_out) + len(examined), rel_out,
+                                                   len(examined)))
 for k in skipped:
     print("left out (inconsistent published layout): " + k)
 EOF

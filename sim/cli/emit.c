@@ -181,7 +181,7 @@ static bool searched_key(const char *k)
 {
     static const char *const keys[] = {"tp", "pp", "cp", "microbatch", "virtual_stages", "zero",
                                        "schedule", "sequence_parallel", "recompute",
-                                       "tp_comm_overlap", NULL};
+                                       "tp_comm_overlap", "ep", "etp", NULL};
     for (int i = 0; keys[i]; i++)
         if (strcmp(k, keys[i]) == 0)
             return true;
@@ -232,7 +232,16 @@ cJSON *ts_cli_emit_sweep_job(const char *file, const cJSON *doc, const struct ts
     cJSON *par = cJSON_AddObjectToObject(j, "parallel");
     cJSON_AddNumberToObject(par, "tp", l->tp);
     cJSON_AddNumberToObject(par, "pp", l->pp);
+    if (best->parallel.first_stage_layers || best->parallel.last_stage_layers) {
+        /* the balanced uneven split the sweep derived for a pp that does not divide the layers */
+        cJSON_AddNumberToObject(par, "first_stage_layers", best->parallel.first_stage_layers);
+        cJSON_AddNumberToObject(par, "last_stage_layers", best->parallel.last_stage_layers);
+    }
     cJSON_AddNumberToObject(par, "cp", l->cp);
+    if (ts_model_is_moe(&sw->model)) {
+        cJSON_AddNumberToObject(par, "ep", l->ep);
+        cJSON_AddNumberToObject(par, "etp", l->etp);
+    }
     cJSON_AddNumberToObject(par, "microbatch", l->microbatch);
     cJSON_AddStringToObject(par, "schedule", ts_schedule_names[l->schedule]);
     if (l->schedule == TS_SCHED_INTERLEAVED)

@@ -43,6 +43,11 @@ static cJSON *outcome_json(const struct ts_sweep *sw, const struct ts_outcome *o
     cJSON *p = cJSON_CreateObject();
     num(p, "tp", l->tp);
     num(p, "pp", l->pp);
+    int first, last;
+    if (ts_sweep_stage_split(sw->model.layers, l->pp, &first, &last)) {
+        num(p, "first_stage_layers", first);
+        num(p, "last_stage_layers", last);
+    }
     num(p, "dp", gpus / (l->tp * l->cp * l->pp));
     num(p, "cp", l->cp);
     if (ts_model_is_moe(&sw->model)) {

@@ -32,12 +32,32 @@ _Static_assert(sizeof(struct ts_layout) == 36, "struct ts_layout has padding or 
 
 /* ---------------------------------------------------------------- jobs from layouts */
 
+/* The balanced uneven pipeline split for a pp that does not divide the layers (Megatron-Core
+ * --decoder-first-pipeline-num-layers / --decoder-last-pipeline-num-layers): the middle
+ * stages hold ceil(layers / pp) layers each and the first and last stages give up the spare
+ * ones, the last (which also holds the loss) the larger half, as in the published DeepSeek-V3
+ * layouts (61 layers on pp 16: 3 + 14 x 4 + 2). Returns false when no such split leaves each
+ * end stage a layer (e.g. 61 layers on pp 32). experiments/validation-moe/make_jobs.sh
+ * stage_split uses the same rule. */
+bool ts_sweep_stage_split(int layers, int pp, int *first, int *last)
+{
+    if (pp < 2 || pp > layers || layers % pp == 0)
+        return false;
+    int per = (layers + pp - 1) / pp;
+    int spare = per * pp - layers;
+    *first = per - spare / 2;
+    *last = per - (spare + 1) / 2;
+    return *first >= 1 && *last >= 1;
+}
+
 static void layout_parallel(const struct ts_sweep *sw, const struct ts_layout *l, int gpus,
                             struct ts_parallel *p)
 {
     *p = sw->fixed_by_software[l->software];
     p->tp = l->tp;
     p->pp = l->pp;
+    if (!ts_sweep_stage_split(sw->model.layers, l->pp, &p->first_stage_layers, &p->last_stage_layers))
+        p->first_stage_layers = p->last_stage_layers = 0;
     p->cp = l->cp;
     p->ep = l->ep;
     p->etp = l->etp;
@@ -897,6 +917,19 @@ static int divisors(int x, int max, int *out, int cap)
     return n;
 }
 
+/* The auto pipeline sizes: the divisors of the layers, and the powers of two that do not
+ * divide them but have a balanced uneven split (ts_sweep_stage_split), ascending. */
+static int auto_pipeline_sizes(int layers, int max, int *out, int cap)
+{
+    int n = 0, first, last;
+    for (int d = 1; d <= layers && d <= max && n < cap; d++) {
+        bool pow2 = (d & (d - 1)) == 0;
+        if (layers % d == 0 || (pow2 && ts_sweep_stage_split(layers, d, &first, &last)))
+            out[n++] = d;
+    }
+    return n;
+}
+
 /* Generate every layout of the sweep in enumeration order (or, with count_only, count them
  * without generating the innermost ones). */
 static void stream_run(struct stream *st)
@@ -909,7 +942,7 @@ static void stream_run(struct stream *st)
     int tpos[TS_SWEEP_LIST_MAX], vs_list[TS_SWEEP_LIST_MAX];
     int auto_tp[TS_SWEEP_LIST_MAX], auto_pp[TS_SWEEP_LIST_MAX];
     int n_auto_tp = divisors(m->heads, 64, auto_tp, TS_SWEEP_LIST_MAX);
-    int n_auto_pp = divisors(m->layers, 128, auto_pp, TS_SWEEP_LIST_MAX);
+    int n_auto_pp = auto_pipeline_sizes(m->layers, 128, auto_pp, TS_SWEEP_LIST_MAX);
     static const int auto_cp[] = {1, 2, 4, 8, 16};
     static const int auto_mb[] = {1, 2, 4, 8, 16};
     static const int auto_zero[] = {0, 1, 2, 3};
@@ -979,8 +1012,15 @@ static void stream_run(struct stream *st)
                                             memcpy(vopts, vs_list, (size_t)nvs_fixed * sizeof *vopts);
                                             nv = nvs_fixed;
                                         } else {
-                                            int lps = m->layers % pp ? 0 : m->layers / pp;
-                                            for (int v = 2; v <= lps && v <= 16; v++)
+                                            /* uneven: chunks of the middle stages' size
+                                             * that fit the smaller end stage too */
+                                            int f, e, lps = m->layers % pp ? 0 : m->layers / pp;
+                                            int fit = lps;
+                                            if (ts_sweep_stage_split(m->layers, pp, &f, &e)) {
+                                                lps = (m->layers + pp - 1) / pp;
+                                                fit = f < e ? f : e;
+                                            }
+                                            for (int v = 2; v <= fit && v <= 16; v++)
                                                 if (lps % v == 0)
                                                     vopts[nv++] = v;
                                         }

@@ -83,7 +83,9 @@ struct ts_sweep {
     enum ts_pricing pricing[TS_PRICING_COUNT];
     enum ts_precision precision;
     /* parallel dimensions searched */
-    struct ts_int_list tp, pp, cp, microbatch, virtual_stages, zero;
+    struct ts_int_list tp, pp, cp, microbatch, virtual_stages, zero; // pp "auto": divisors of
+                                            //   the layers and powers of two with a balanced
+                                            //   uneven split (ts_sweep_stage_split)
     struct ts_int_list ep, etp;             // expert (tensor) parallel; "auto": ep every divisor
                                             //   of the experts, etp 1, 2, 4, 8 (dense: 1)
     struct ts_int_list schedule;            // values of enum ts_schedule
@@ -328,5 +330,12 @@ void ts_sweep_result_free(struct ts_sweep_result *r);
  * software profile (job->software, as a job file naming it would have), size and layout. */
 void ts_sweep_layout_job(const struct ts_sweep *sw, const struct ts_layout *l, enum ts_pricing pricing,
                          struct ts_job *out);
+
+/* The balanced uneven pipeline split the sweep uses for a pp that does not divide the
+ * layers: the middle stages hold ceil(layers / pp) layers, the first stage first_out and the
+ * last stage last_out (the last the smaller when the spare layers are odd). Returns false,
+ * leaving the outputs unspecified, when pp divides the layers, pp < 2 or pp > layers, or no
+ * such split leaves each end stage a layer. */
+bool ts_sweep_stage_split(int layers, int pp, int *first_out, int *last_out);
 
 #endif

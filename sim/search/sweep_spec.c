@@ -226,11 +226,13 @@ static int parse_parallel(const struct ts_jnode *n, struct ts_sweep *sw, struct 
         return rc;
     if (!bucket_given)
         sw->fixed.bucket_bytes = 40e6 * (sw->fixed.fp32_grads ? 4.0 : 2.0);
-    /* dp is derived per configuration; uneven splits are not searched. */
+    /* dp is derived per configuration; so is the uneven split of a pp that does not divide
+     * the layers (ts_sweep_stage_split). */
     if (cJSON_GetObjectItemCaseSensitive(n->json, "dp"))
         return ts_err_at(err, n->file, n->path, "\"dp\" is derived for each configuration; remove it");
     if (sw->fixed.first_stage_layers || sw->fixed.last_stage_layers)
-        return ts_err_at(err, n->file, n->path, "uneven stage splits are not searched; remove "
+        return ts_err_at(err, n->file, n->path, "the sweep derives uneven stage splits (a "
+                         "balanced one for each pp that does not divide the layers); remove "
                          "first_stage_layers / last_stage_layers");
     return TS_OK;
 }

@@ -26,9 +26,16 @@ static const char *const attention_keys[] = {
 
 /* Default busiest-expert load over the mean when the file gives none. Wang et al. 2024,
  * "Auxiliary-Loss-Free Load Balancing Strategy for Mixture-of-Experts" (arXiv 2408.15664),
- * measure MaxVio = max expert load / mean - 1 for DeepSeekMoE models: about 0.72 with an
- * auxiliary balance loss and 0.04 with loss-free (bias) balancing (their 1B models, Table 2,
- * MaxVio_global). The default is 1 + MaxVio of the matching scheme. */
+ * sec. 4.1 eq. 4: MaxVio_global = (max_i Load_i - mean Load) / mean Load, the expert loads
+ * counted over the whole validation set; Table 2 (DeepSeekMoE models): 1B, auxiliary loss
+ * (alpha 0.001) 0.72, loss-free (bias) balancing 0.04; 3B: 0.52 and 0.04. The default is
+ * 1 + MaxVio of the matching scheme at 1B, the scale at which the paper tuned both schemes
+ * (its 3B runs inherit the 1B settings). A validation-set count sums over many batches, and
+ * the max of a sum is at most the sum of the maxima, so a step's busiest expert carries at
+ * least this much on average (the paper's per-step measure, MaxVio_batch, is only plotted,
+ * Fig. 3). Runs that force balanced routing
+ * (Megatron-Core moe_router_force_load_balancing, as in NVIDIA's benchmark tables) state
+ * load_imbalance 1. */
 #define TS_MOE_IMBALANCE_AUX 1.72
 #define TS_MOE_IMBALANCE_LOSS_FREE 1.04
 

@@ -120,7 +120,8 @@ static void as_flow(const struct ts_system *sys, enum ts_coll coll, const struct
  * copies at the busiest receiver's share), plus the expert-tensor-parallel all-gather
  * and reduce-scatter. Exposed in full unless the stack overlaps the all-to-all with another
  * microbatch's compute (moe_a2a_overlap: Megatron-Core's 1F1B-interleaved EP overlap,
- * DualPipe-like), which hides it behind the pass's `compute_s` and leaves the excess. */
+ * DualPipe-like), which hides it behind the pass's `compute_s` and leaves the excess plus the
+ * slowdown of the compute it hid behind. */
 static double moe_exposed(const struct ts_job *job, const struct ts_group *g_ep,
                           const struct ts_group *g_etp, const struct ts_moe_comm *x, int n,
                           const struct ts_tp_comm *etp, double compute_s)
@@ -141,8 +142,18 @@ static double moe_exposed(const struct ts_job *job, const struct ts_group *g_ep,
         for (int i = 0; i < n; i++)
             a2a += i % 2 == 0 ? disp.time_s : comb.time_s;
     }
-    if (par->moe_a2a_overlap)
-        a2a = fmax(0.0, a2a - compute_s);
+    if (par->moe_a2a_overlap) {
+        /* The hidden part is not free: the all-to-all kernels run on SMs beside the other
+         * microbatch's compute, which slows by the accelerator's overlap_slowdown while they
+         * run (Lee et al. 2025, arXiv 2507.03114, the slowdown the profiles' comm_contention
+         * applies to the other overlapped collectives; DeepSeek-V3, arXiv 2412.19437 sec.
+         * 3.2.2, gives 20 of the H800's 132 SMs to its overlapped all-to-all). Unlike those it
+         * is charged whatever the profile says: this overlap hides a whole layer's token
+         * exchange, not a bucketed tail, so leaving it free would price EP across nodes at
+         * the cost of its excess alone. */
+        double hidden = fmin(a2a, compute_s);
+        a2a = fmax(0.0, a2a - compute_s) + sys->accel.overlap_slowdown * hidden;
+    }
     double t_etp = 0.0;
     if (g_etp->size > 1 && etp->bytes > 0) {
         struct ts_coll_cost ag, rs;
