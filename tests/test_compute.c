@@ -931,6 +931,85 @@ static void torchtitan_runs_fit_with_their_recompute_policies(void **state)
     }
 }
 
+/* ---------------------------------------------------------------- unpadded flash attention */
+
+/* The hand GPU with a 4 us kernel latency, for the kernels and syncs of attention_unpad. */
+#define LAT_SYSTEM                                                                          \
+    "{\"name\": \"lat-sys\", \"accelerator\": {\"name\": \"lat-gpu\", \"peak_flops\": "     \
+    "{\"bf16\": 1e14}, \"memory\": \"80 GiB\", \"memory_bandwidth\": 1e12, "               \
+    "\"memory_efficiency\": 1.0, \"kernel_latency\": \"4 us\", "                            \
+    "\"gemm_efficiency\": [[1000, 0.5]]}, \"gpus_per_node\": 8, "                           \
+    "\"scale_up\": {\"bandwidth\": \"300 GB/s\", \"latency\": \"5 us\", \"domain_size\": 8}, " \
+    "\"scale_out\": {\"bandwidth\": \"200 Gb/s\", \"latency\": \"10 us\"}}"
+
+/* h 1024 in 8 heads of 128 (kv_heads KV), 2048 tokens x microbatch 4, under pytorch-fsdp
+ * (host dispatch 10 us), with parallel {EXTRA}. */
+static void unpad_job(struct ts_job *job, int kv_heads, const char *extra)
+{
+    job_from_json(job,
+                  "{\"model\": {\"name\": \"u\", \"layers\": 2, \"hidden\": 1024, \"heads\": 8, "
+                  "\"kv_heads\": %d, \"vocab\": 1024, \"seq_len\": 2048}, \"system\": " LAT_SYSTEM
+                  ", \"gpus\": 1, \"global_batch\": 4, \"precision\": \"bf16\", \"software\": "
+                  "\"pytorch-fsdp\", \"parallel\": {\"microbatch\": 4%s%s}}",
+                  kv_heads, extra[0] ? ", " : "", extra);
+}
+
+static void attention_unpad_adds_the_copies_kernels_and_syncs_of_bert_padding_by_hand(void **state)
+{
+    (void)state;
+    const int kv[2] = {8, 2};
+    for (int i = 0; i < 2; i++) {
+        struct ts_job plain, unpad;
+        unpad_job(&plain, kv[i], "\"attention\": \"fa2\"");
+        unpad_job(&unpad, kv[i], "\"attention\": \"fa2\", \"attention_unpad\": true");
+        struct ts_compute a, b;
+        ts_compute_build(&plain, &a);
+        ts_compute_build(&unpad, &b);
+        /* Per element 2 bytes; q: 8192 tokens x 8 heads x 128, k and v: x kv heads x 128. */
+        double eq = 2.0 * 8192 * 8 * 128, ekv = 2.0 * 8192 * kv[i] * 128, lat = 4e-6;
+        /* forward: three gathers (read + write), zeros + index_put (write; read + write);
+         * 3 x 6 + 2 kernels; six syncs of one dispatch (10 us) + one latency each */
+        assert_close(b.layer.fwd.mem_s - a.layer.fwd.mem_s,
+                     (2 * (eq + 2 * ekv) + 3 * eq) / 1e12 + 20 * lat, 1e-9, 0);
+        assert_close(b.layer.fwd.kernels - a.layer.fwd.kernels, 20, 0, 0);
+        assert_close(a.layer.fwd.sync_s, 0, 0, 0);
+        assert_close(b.layer.fwd.sync_s, 6 * (10e-6 + lat), 1e-12, 0);
+        /* backward: one gather, three zeros + scatter_; 7 kernels, no sync */
+        assert_close(b.layer.bwd.mem_s - a.layer.bwd.mem_s,
+                     (2 * eq + 3 * (eq + 2 * ekv)) / 1e12 + 7 * lat, 1e-9, 0);
+        assert_close(b.layer.bwd.kernels - a.layer.bwd.kernels, 7, 0, 0);
+        assert_close(b.layer.bwd.sync_s, 0, 0, 0);
+        /* The GPU outruns the host here, so the pass grows by exactly its extra work. */
+        assert_close(a.layer.fwd.launch_s, 0, 0, 0);
+        assert_close(b.layer.fwd.time_s - a.layer.fwd.time_s,
+                     b.layer.fwd.mem_s - a.layer.fwd.mem_s + b.layer.fwd.sync_s, 1e-9, 0);
+        /* The matmuls and the attention kernel itself are those of the padded call. */
+        assert_true(a.layer.fwd.flops == b.layer.fwd.flops && a.layer.fwd.gemm_s == b.layer.fwd.gemm_s &&
+                    a.layer.fwd.attn_s == b.layer.fwd.attn_s);
+    }
+}
+
+static void attention_unpad_reruns_with_the_recomputed_forward_and_leaves_unfused_attention_alone(
+    void **state)
+{
+    (void)state;
+    struct ts_job job, plain;
+    unpad_job(&job, 8, "\"attention\": \"fa2\", \"attention_unpad\": true, \"recompute\": \"full\"");
+    struct ts_compute c;
+    ts_compute_build(&job, &c);
+    assert_close(c.layer.recompute.sync_s, c.layer.fwd.sync_s, 0, 0);
+    assert_close(c.layer.recompute.sync_s, 6 * (10e-6 + 4e-6), 1e-12, 0);
+    /* The unfused attention core (no FlashAttention call) has nothing to unpad. */
+    unpad_job(&job, 8, "\"attention\": \"standard\", \"attention_unpad\": true");
+    unpad_job(&plain, 8, "\"attention\": \"standard\"");
+    struct ts_compute a, b;
+    ts_compute_build(&plain, &a);
+    ts_compute_build(&job, &b);
+    assert_same_pass(&a.layer.fwd, &b.layer.fwd);
+    assert_same_pass(&a.layer.bwd, &b.layer.bwd);
+    assert_close(b.layer.fwd.sync_s, 0, 0, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -955,6 +1034,8 @@ int main(void)
         cmocka_unit_test(torchtitan_op_sac_recomputes_the_even_numbered_matmuls),
         cmocka_unit_test(a_save_list_reruns_only_what_backward_needs_unlike_megatron_selective),
         cmocka_unit_test(full_every_mixes_full_and_saved_layers_as_the_per_layer_count_says),
+        cmocka_unit_test(attention_unpad_adds_the_copies_kernels_and_syncs_of_bert_padding_by_hand),
+        cmocka_unit_test(attention_unpad_reruns_with_the_recomputed_forward_and_leaves_unfused_attention_alone),
         cmocka_unit_test(keeping_more_tensors_never_costs_memory_less_or_recompute_more),
         cmocka_unit_test(torchtitan_runs_fit_with_their_recompute_policies),
     };

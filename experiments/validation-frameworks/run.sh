@@ -4,7 +4,8 @@
 # Usage: experiments/validation-frameworks/run.sh [--baseline] [--write-bands]
 #   (default)      the jobs as shipped (configs/validation/llm-foundry: "software":
 #                  "pytorch-fsdp", the table's attention kernel) -> results.md, results.csv,
-#                  parity.png, errors.png
+#                  parity.png, errors.png, outliers.md (the largest errors beside their
+#                  published neighbours)
 #   --baseline     the "before": jobs from make_jobs.sh --today (no profile, fused attention
 #                  as "flash") -> baseline.md, baseline.csv
 #   --write-bands  also write the per-device residual bands into
@@ -36,5 +37,6 @@ fi
 python3 "$HERE/results.py" --trainsim "$TRAINSIM" --root "$ROOT" --out "$OUT" \
     --jobs "$ROOT/configs/validation/llm-foundry" --name results "${bands[@]}" || status=$?
 [ "$status" = 0 ] || [ "$status" = 3 ] || exit "$status"
+python3 "$HERE/outliers.py" --out "$OUT"
 plot "$HERE/parity.png $HERE/errors.png" -e "out='$OUT'; dest='$HERE'" "$HERE/plots.gp"
 exit "$status"

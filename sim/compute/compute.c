@@ -21,6 +21,7 @@ struct kern {
     double latency;                     // per-kernel launch cost, s
     double dispatch;                    // host issue time per kernel, s (0: not host-bound)
     enum ts_attention attn_kind;        // resolved attention kernel (TS_ATTN_STANDARD: unfused)
+    bool unpad;                         // fused attention behind unpad / pad copies
     const bool *fused;                  // [TS_FUSE_COUNT] element-wise ops fused
 };
 
@@ -52,6 +53,7 @@ static void kern_init(struct kern *k, const struct ts_job *job)
     k->latency = sw->kernel_latency_s >= 0 ? sw->kernel_latency_s : a->kernel_latency;
     k->dispatch = sw->host_dispatch_s;
     k->attn_kind = ts_attention_resolve(&job->parallel, a->generation);
+    k->unpad = job->parallel.attention_unpad;
     k->fused = sw->fused;
 }
 
@@ -146,7 +148,7 @@ static void pass_total_k(const struct kern *k, struct ts_pass *p)
 {
     double gpu = p->gemm_s + p->attn_s + p->mem_s;
     p->launch_s = fmax(0.0, p->kernels * k->dispatch - gpu);
-    p->time_s = gpu + p->launch_s;
+    p->time_s = gpu + p->launch_s + p->sync_s;
 }
 
 /* ---------------------------------------------------------------- shapes */
@@ -328,6 +330,36 @@ static struct unfused_cost unfused_norm(const struct shape *sh)
 
 /* ---------------------------------------------------------------- one layer */
 
+/* Fused attention through FlashAttention's variable-length entry behind the unpad / pad
+ * helpers of flash_attn.bert_padding (v2.4.2), as llm-foundry's flash_attn_fn calls it
+ * (llmfoundry/models/layers/attention.py at 5e85bd6, attn_impl "flash"), with every token
+ * kept. Forward: unpad_input on q, k and v, each a mask sum, a nonzero, a max read back with
+ * .item(), a cumsum, a pad (tiny kernels on the b x s mask) and IndexFirstAxis, a gather
+ * that reads and writes every element; pad_input on the output, zeros then index_put
+ * (write; read + write). Backward: pad_input's gradient gathers (read + write), each
+ * IndexFirstAxis gradient is zeros + scatter_ (write; read + write). No kernel of the
+ * variable-length path replaces one of the padded path. torch.nonzero and Tensor.item
+ * synchronize the host with the device (PyTorch docs, torch.nonzero: "causes host-device
+ * synchronization"), two per unpad_input: the queue drains and the GPU idles until the host
+ * has issued the next kernel, one host dispatch plus one kernel latency. Exact for
+ * multi-head attention (llm-foundry's grouped-query path also repeats k and v). */
+static void unpad_fwd(const struct kern *k, const struct shape *sh, struct ts_pass *p)
+{
+    double eq = sh->e * sh->T * sh->a_l * sh->d, ekv = sh->e * sh->T * sh->g_l * sh->d;
+    double kernels = 3.0 * 6.0 + 2.0;
+    p->mem_s += (2.0 * (eq + 2.0 * ekv) + 3.0 * eq) / k->mem_bw + kernels * k->latency;
+    p->kernels += kernels;
+    p->sync_s += 6.0 * (k->dispatch + k->latency);
+}
+
+static void unpad_bwd(const struct kern *k, const struct shape *sh, struct ts_pass *p)
+{
+    double eq = sh->e * sh->T * sh->a_l * sh->d, ekv = sh->e * sh->T * sh->g_l * sh->d;
+    double kernels = 1.0 + 3.0 * 2.0;
+    p->mem_s += (2.0 * eq + 3.0 * (eq + 2.0 * ekv)) / k->mem_bw + kernels * k->latency;
+    p->kernels += kernels;
+}
+
 /* Attention core forward (scores, softmax, dropout, context) into *p. Returns its time. */
 static double attention_fwd(const struct kern *k, const struct shape *sh, bool flash_attn,
                             struct ts_pass *p)
@@ -341,6 +373,8 @@ static double attention_fwd(const struct kern *k, const struct shape *sh, bool f
         double bytes = sh->e * sh->T * (2.0 * sh->a_l + 2.0 * sh->g_l) * sh->d;
         flash(k, p, flops, 0.5, ts_attn_efficiency(k->acc, k->attn_kind, sh->s, (int)sh->d, true, false),
               bytes);
+        if (k->unpad)
+            unpad_fwd(k, sh, p);
     } else {
         double elems = batch * sh->s * sh->s_kv;
         gemm_attn(k, p, sh->s, sh->s_kv, sh->d_attn, batch, sh->e);     // Q K^T
@@ -362,6 +396,8 @@ static double attention_bwd(const struct kern *k, const struct shape *sh, bool f
         double bytes = sh->e * sh->T * (4.0 * sh->a_l + 4.0 * sh->g_l) * sh->d;
         flash(k, p, flops, 0.5, ts_attn_efficiency(k->acc, k->attn_kind, sh->s, (int)sh->d, true, true),
               bytes);
+        if (k->unpad)
+            unpad_bwd(k, sh, p);
     } else {
         double elems = batch * sh->s * sh->s_kv;
         gemm_attn(k, p, sh->s, sh->s_kv, sh->d_attn, batch, sh->e);     // dP = dO V^T

@@ -29,7 +29,9 @@
  * host_dispatch: ts_pass.launch_s), the GPU-side kernel latency, the optimizer
  * implementation (fused / foreach / per-tensor: bytes and launches of the step) and one
  * fitted compute scale per device. megatron-core's settings reproduce the op list below
- * exactly.
+ * exactly. A job's parallel.attention_unpad adds, around a fused attention kernel, the
+ * unpad / pad copies, kernels and host syncs of flash_attn.bert_padding (the path of
+ * llm-foundry's attn_impl "flash"; ts_pass.sync_s).
  *
  * FLOPs: only matrix multiplications are counted, the convention of the papers' formulas
  * (Narayanan eq. 3, Korthikanti eq. 7-8). Model FLOPs count forward + backward (3x forward)
@@ -49,7 +51,11 @@ struct ts_pass {
     double mem_s;       // time in element-wise (memory-bound) kernels
     double launch_s;    // GPU idle waiting for the host to issue kernels (eager stacks:
                         //   kernels x host_dispatch beyond the kernels' own time)
-    double time_s;      // gemm_s + attn_s + mem_s + launch_s (communication excluded)
+    double sync_s;      // GPU idle after host-device synchronizations inside the pass
+                        //   (parallel.attention_unpad: torch.nonzero, .item()), each one
+                        //   host dispatch + one kernel latency
+    double time_s;      // gemm_s + attn_s + mem_s + launch_s + sync_s (communication
+                        //   excluded)
     double kernels;     // kernel launches
     double unfused_bytes; // HBM bytes of the extra passes of unfused element-wise ops
 };

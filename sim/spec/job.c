@@ -24,6 +24,7 @@ void ts_parallel_defaults(struct ts_parallel *p)
     p->tp_comm_overlap = false;
     p->p2p_overlap = true;
     p->attention = TS_ATTN_FLASH;
+    p->attention_unpad = false;
     p->scatter_gather = true;
     for (int i = 0; i < TS_PDIM_COUNT; i++)
         p->order[i] = i;            /* tp, cp, dp, pp from innermost (Megatron's default) */
@@ -44,7 +45,8 @@ static const char *const parallel_keys[] = {
     "recompute", "zero", "dp_overlap", "tp_comm_overlap", "p2p_overlap", "attention", "scatter_gather",
     "first_stage_layers", "last_stage_layers", "order", "bucket_size", "fp32_grads",
     "grad_accum_fusion", "zero_group", "fsdp_unit_layers", "fsdp_prefetch",
-    "fsdp_backward_prefetch", "ep", "etp", "moe_dispatcher", "moe_a2a_overlap", NULL,
+    "fsdp_backward_prefetch", "ep", "etp", "moe_dispatcher", "moe_a2a_overlap",
+    "attention_unpad", NULL,
 };
 
 static int parse_order(const struct ts_jnode *node, int order[TS_PDIM_COUNT], struct ts_err *err)
@@ -121,6 +123,7 @@ int ts_parallel_parse(const struct ts_jnode *node, struct ts_parallel *p, struct
         (rc = ts_jnode_get_enum(node, "attention", TS_OPTIONAL, ts_attention_names, TS_ATTN_COUNT,
                                 &attn, err)) ||
         (rc = ts_jnode_get_bool(node, "scatter_gather", TS_OPTIONAL, &p->scatter_gather, err)) ||
+        (rc = ts_jnode_get_bool(node, "attention_unpad", TS_OPTIONAL, &p->attention_unpad, err)) ||
         (rc = ts_jnode_get_int(node, "first_stage_layers", TS_OPTIONAL, 1, 100000,
                                &p->first_stage_layers, err)) ||
         (rc = ts_jnode_get_int(node, "last_stage_layers", TS_OPTIONAL, 1, 100000,

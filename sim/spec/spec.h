@@ -444,6 +444,13 @@ struct ts_parallel {
                                 //   as Megatron-LM's synchronous p2p did; default true
     /* Extensions (documented in README) */
     enum ts_attention attention;// default flash
+    bool attention_unpad;       // fused attention called through FlashAttention's
+                                //   variable-length API behind unpad / pad copies
+                                //   (flash_attn.bert_padding, as llm-foundry's attn_impl
+                                //   "flash" calls it): per layer and
+                                //   microbatch, q, k, v gathered and the output scattered
+                                //   back (and the reverse in backward), six host syncs in
+                                //   forward (torch.nonzero, .item()); default false
     bool scatter_gather;        // PP scatter/gather optimization (Narayanan et al. sec. 4.1),
                                 //   default true when tp > 1
     int first_stage_layers;     // layers on the first stage for uneven splits; 0 = even split
