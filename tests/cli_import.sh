@@ -39,7 +39,8 @@ published() {
 }
 
 for cfg in llama-3.1-8b llama-3.1-70b-instruct qwen2.5-7b qwen3-8b qwen3-30b-a3b deepseek-v3 \
-    gpt-oss-120b gemma-3-27b-it; do
+    gpt-oss-120b gemma-3-27b-it gpt2 gpt2-large gpt-neox-20b gemma-2-9b-it phi-4 \
+    mistral-7b-instruct-v0.3; do
     run "imp_$cfg" import hf "$HF/$cfg.json" --out "$tmp/$cfg.model.json"
     expect_rc "imp_$cfg" 0
     job "$tmp/$cfg.job.json" "\"$tmp/$cfg.model.json\""
@@ -84,6 +85,47 @@ expect_in "$tmp/qwen3-8b.model.json" '"head_dim": 128' "qwen3 head_dim"
 expect_in "$tmp/imp_qwen2.5-7b.err" 'warning:' "qwen2.5 warning"
 expect_in "$tmp/imp_qwen2.5-7b.err" 'q/k/v-only biases' "qwen2.5 warning"
 expect_in "$tmp/imp_qwen2.5-7b.err" 'seq_len 131072' "qwen2.5 warning"
+
+# GPT-2: n_layer / n_embd / n_head, n_positions as the context, learned positions, tied wte,
+# biases, GELU MLP of 4 x n_embd (n_inner null).
+for key in '"layers": 12' '"hidden": 768' '"heads": 12' '"seq_len": 1024' '"ffn_hidden": 3072' \
+    '"ffn": "gelu"' '"position_embedding": "learned"' '"tied_embeddings": true' '"bias": true'; do
+    expect_in "$tmp/gpt2.model.json" "$key" "GPT-2 mapping"
+done
+# GPT-NeoX: untied, GELU, biases; partial rotary and the parallel residual are in the warning.
+for key in '"tied_embeddings": false' '"ffn": "gelu"' '"bias": true' '"position_embedding": "rope"'; do
+    expect_in "$tmp/gpt-neox-20b.model.json" "$key" "GPT-NeoX mapping"
+done
+expect_in "$tmp/imp_gpt-neox-20b.err" 'rotary_pct' "NeoX partial rotary warned"
+expect_in "$tmp/imp_gpt-neox-20b.err" 'use_parallel_residual, true by' "NeoX parallel residual warned"
+# Gemma 2: head_dim, GQA, tied by default, sliding window on alternate layers; soft-capping and
+# the query scale are named in the one warning.
+for key in '"head_dim": 256' '"kv_heads": 8' '"tied_embeddings": true' '"sliding_window": 4096' \
+    '"sliding_window_pattern": 2' '"ffn": "swiglu"'; do
+    expect_in "$tmp/gemma-2-9b-it.model.json" "$key" "Gemma 2 mapping"
+done
+expect_in "$tmp/imp_gemma-2-9b-it.err" 'attn_logit_softcapping, final_logit_softcapping, query_pre_attn_scalar' "Gemma 2 warning"
+if [ "$(grep -c warning "$tmp/imp_gemma-2-9b-it.err")" -ne 1 ]; then fail "Gemma 2: not one warning"; fi
+# Phi-3 architecture (phi-4): GQA 40/10, the context from original_max_position_embeddings.
+expect_in "$tmp/phi-4.model.json" '"kv_heads": 10' "Phi-3 GQA"
+expect_in "$tmp/phi-4.model.json" '"seq_len": 16384' "Phi-3 context"
+# A config.to_dict() dump (Mistral v0.3): PretrainedConfig's generation defaults are not warned.
+expect_in "$tmp/mistral-7b-instruct-v0.3.model.json" '"vocab": 32768' "Mistral v0.3 vocabulary"
+if grep -q warning "$tmp/imp_mistral-7b-instruct-v0.3.err"; then
+    fail "Mistral to_dict dump: $(cat "$tmp/imp_mistral-7b-instruct-v0.3.err")"
+fi
+# Phi-3-mini-128k keeps its pre-training context (4096) at the top level beside a 131072
+# max_position_embeddings, and windows attention (2047): a variant of the phi-4 file.
+python3 - "$HF/phi-4.json" "$tmp/phi3-128k.json" <<'PY2'
+import json, sys
+c = json.load(open(sys.argv[1]))
+c.update(max_position_embeddings=131072, original_max_position_embeddings=4096, sliding_window=2047)
+json.dump(c, open(sys.argv[2], "w"))
+PY2
+run phi3 import hf "$tmp/phi3-128k.json" --out "$tmp/phi3.model.json"
+expect_rc phi3 0
+expect_in "$tmp/phi3.model.json" '"seq_len": 4096' "Phi-3 original_max_position_embeddings"
+expect_in "$tmp/phi3.model.json" '"sliding_window": 2047' "Phi-3 sliding window"
 
 # An override of the translated keys: seq_len 4096 halves the tokens of an iteration, so the
 # iteration is shorter; an invalid override is the model parser's error.
