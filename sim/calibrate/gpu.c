@@ -300,6 +300,12 @@ static int gemm_once(const struct gemm_ctx *g, const struct ts_gpu_shape *s, str
     int st = g->L->gemm_ex(g->h, CUBLAS_OP_N_, CUBLAS_OP_N_, s->m, s->n, s->k, &one, g->a, type,
                            s->m, g->b, type, s->k, &zero, g->c, type, s->m, CUBLAS_COMPUTE_32F_,
                            CUBLAS_GEMM_DEFAULT_);
+    if (st == 15)   /* CUBLAS_STATUS_NOT_SUPPORTED */
+        return ts_err_set(err, TS_ERR_RUNTIME,
+                          "cublasGemmEx %d x %d x %d %s: not supported on this GPU (cuBLAS status "
+                          "15; bf16 GEMMs need compute capability 8.0 or newer): time the other "
+                          "precisions with --precision fp16 or fp32", s->m, s->n, s->k,
+                          ts_precision_names[s->precision]);
     if (st != 0)
         return ts_err_set(err, TS_ERR_RUNTIME,
                           "cublasGemmEx %d x %d x %d %s failed: cuBLAS status %d", s->m, s->n,
