@@ -27,6 +27,8 @@ void ts_cli_calibrate_help(FILE *f)
             "                          [--name NAME] [--format table|json]\n"
             "       trainsim calibrate --gemm-csv FILE --accelerator NAME [--precision P]\n"
             "                          [--out FILE] [--name NAME] [--format table|json]\n"
+            "       trainsim calibrate --gpu --accelerator NAME [--device N] [--max-dim N]\n"
+            "                          [--precision P] [--csv-out FILE] [--out FILE] [--name NAME]\n"
             "\n"
             "Measure this host: single-precision GEMMs through OpenBLAS over a grid of shapes\n"
             "(square 64..4096, skinny, and the GEMMs of one layer of --model), the memory\n"
@@ -74,7 +76,16 @@ void ts_cli_calibrate_help(FILE *f)
             "                      writes that system file with the fitted values\n"
             "  --gemm-csv FILE     a measured GEMM table (columns m, n, k, dtype, and time_s,\n"
             "                      time_ms, time_us or tflops) into --accelerator's GEMM curve\n"
-            "  --precision P       the dtype of a CSV without a dtype column (bf16, fp16, fp8, fp32)\n"
+            "  --precision P       the dtype of a CSV without a dtype column (bf16, fp16, fp8, fp32);\n"
+            "                      with --gpu, the one precision to time\n"
+            "  --gpu               time cuBLAS GEMMs on an NVIDIA GPU (square 256..--max-dim, default\n"
+            "                      16384, and a transformer's skinny shapes; bf16, fp16 and fp32) and\n"
+            "                      fit them exactly as --gemm-csv fits a table into --accelerator's\n"
+            "                      curve. The CUDA runtime and cuBLAS (11 or 12) are loaded when\n"
+            "                      run: from TRAINSIM_CUDA_PATH if set, else the loader's path.\n"
+            "                      Without them: \"no CUDA runtime found\", exit status 1\n"
+            "  --device N          CUDA device to time (default 0)\n"
+            "  --csv-out FILE      also write the timings as a --gemm-csv table\n"
             "\n"
             "Progress goes to stderr. OpenBLAS picks its kernels when it loads: if it does not\n"
             "recognise the CPU it falls back to slow generic ones (calibrate warns); set\n"
@@ -89,7 +100,8 @@ void ts_cli_calibrate_help(FILE *f)
             "  then, in a job: \"system\": \"host-system.json\", \"gpus\": 1, \"precision\": \"fp32\"\n"
             "  trainsim calibrate --nccl-tests all_reduce_perf.txt all_gather_perf.txt \\\n"
             "      --system dgx-h100 --name my-cluster --out my-cluster.json\n"
-            "  trainsim calibrate --gemm-csv gemms.csv --accelerator h100-sxm --out h100-mine.json\n");
+            "  trainsim calibrate --gemm-csv gemms.csv --accelerator h100-sxm --out h100-mine.json\n"
+            "  trainsim calibrate --gpu --accelerator h100-sxm --csv-out gemms.csv --out h100-mine.json\n");
 }
 
 /* ---------------------------------------------------------------- options */

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "calibrate/gemmcsv.h"
+#include "calibrate/gpu.h"
 #include "calibrate/nccl.h"
 #include "cli/cli.h"
 
@@ -20,12 +21,16 @@ struct fopts {
     int precision;      // -1: none given
     enum ts_format format;
     bool has_format;
+    bool gpu;           // --gpu: time cuBLAS GEMMs instead of reading --gemm-csv
+    int device, max_dim;
+    const char *csv_out;
 };
 
 bool ts_cli_calibrate_is_files(int argc, char **argv)
 {
     for (int i = 1; i < argc; i++)
-        if (strcmp(argv[i], "--nccl-tests") == 0 || strcmp(argv[i], "--gemm-csv") == 0)
+        if (strcmp(argv[i], "--nccl-tests") == 0 || strcmp(argv[i], "--gemm-csv") == 0 ||
+            strcmp(argv[i], "--gpu") == 0)
             return true;
     return false;
 }
@@ -34,10 +39,25 @@ static int parse(int argc, char **argv, struct fopts *o)
 {
     memset(o, 0, sizeof *o);
     o->precision = -1;
+    o->max_dim = 16384;
+    bool gpu_opts = false;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(a, "--nccl-tests") == 0) {
+        if (strcmp(a, "--gpu") == 0) {
+            o->gpu = true;
+        } else if (v && strcmp(a, "--device") == 0) {
+            if (ts_cli_parse_int("calibrate", a, argv[++i], 0, 1024, &o->device))
+                return -1;
+            gpu_opts = true;
+        } else if (v && strcmp(a, "--max-dim") == 0) {
+            if (ts_cli_parse_int("calibrate", a, argv[++i], 256, 65536, &o->max_dim))
+                return -1;
+            gpu_opts = true;
+        } else if (v && strcmp(a, "--csv-out") == 0) {
+            o->csv_out = argv[++i];
+            gpu_opts = true;
+        } else if (strcmp(a, "--nccl-tests") == 0) {
             while (i + 1 < argc && strncmp(argv[i + 1], "--", 2) != 0) {
                 if (o->n_nccl == TS_NCCL_TABLES_MAX) {
                     fprintf(stderr, "trainsim calibrate: --nccl-tests: at most %d files\n",
@@ -82,6 +102,26 @@ static int parse(int argc, char **argv, struct fopts *o)
             return -1;
         }
     }
+    if (gpu_opts && !o->gpu) {
+        fprintf(stderr, "trainsim calibrate: --device, --max-dim and --csv-out go with --gpu "
+                        "here\n");
+        return -1;
+    }
+    if (o->gpu && (o->n_nccl || o->gemm_csv)) {
+        fprintf(stderr, "trainsim calibrate: --gpu measures the GEMM table itself: give it "
+                        "without --nccl-tests or --gemm-csv\n");
+        return -1;
+    }
+    if (o->gpu && !o->accelerator) {
+        fprintf(stderr, "trainsim calibrate: --gpu needs --accelerator NAME (the catalogue part "
+                        "the GPU is: its peaks turn times into efficiencies, e.g. h100-sxm)\n");
+        return -1;
+    }
+    if (o->gpu && o->precision == TS_PREC_FP8) {
+        fprintf(stderr, "trainsim calibrate: --gpu --precision: bf16, fp16 or fp32 (fp8 GEMMs "
+                        "need cublasLt, which --gpu does not use)\n");
+        return -1;
+    }
     if (o->n_nccl && o->gemm_csv) {
         fprintf(stderr, "trainsim calibrate: --nccl-tests writes a system file and --gemm-csv an "
                         "accelerator file: run them one at a time\n");
@@ -101,7 +141,7 @@ static int parse(int argc, char **argv, struct fopts *o)
         fprintf(stderr, "trainsim calibrate: --accelerator and --precision go with --gemm-csv\n");
         return -1;
     }
-    if (o->gemm_csv && o->system) {
+    if ((o->gemm_csv || o->gpu) && o->system) {
         fprintf(stderr, "trainsim calibrate: --system goes with --nccl-tests\n");
         return -1;
     }
@@ -323,6 +363,54 @@ done:
     return rc;
 }
 
+/* calibrate --gpu: time the default grid with cuBLAS (sim/calibrate/gpu.h) and give the
+ * timings as the CSV text --gemm-csv reads, so that both take one path to the curve. The
+ * precisions: --precision, else those of bf16, fp16, fp32 the accelerator has a peak for.
+ * *label names the measurement for the report and the file's source. */
+static int gpu_table(const struct fopts *o, const struct ts_accel *a, char **text, size_t *len,
+                     char *label, size_t label_n, struct ts_err *err)
+{
+    int precs[3], n_prec = 0;
+    static const int all[] = {TS_PREC_BF16, TS_PREC_FP16, TS_PREC_FP32};
+    for (int i = 0; i < 3; i++)
+        if ((o->precision < 0 || o->precision == all[i]) && a->peak_flops[all[i]] > 0)
+            precs[n_prec++] = all[i];
+    if (n_prec == 0)
+        return ts_err_set(err, TS_ERR_INPUT, "%s has no %s peak to measure against",
+                          a->name, o->precision >= 0 ? ts_precision_names[o->precision]
+                                                     : "bf16, fp16 or fp32");
+    struct ts_gpu_shape *shapes = ts_xmalloc(TS_GPU_SHAPES_MAX * sizeof *shapes);
+    int n = ts_gpu_grid(o->max_dim, precs, n_prec, shapes, TS_GPU_SHAPES_MAX);
+    double *sec = ts_xcalloc((size_t)n, sizeof *sec);
+    struct ts_gpu_lib *lib = NULL;
+    int rc = ts_gpu_open(&lib, err);
+    if (rc == TS_OK) {
+        struct ts_gpu_options go;
+        ts_gpu_options_default(&go);
+        go.device = o->device;
+        go.progress = stderr;
+        fprintf(stderr, "calibrate --gpu: %d GEMMs on CUDA device %d (%s)\n", n, o->device,
+                ts_gpu_lib_names(lib));
+        rc = ts_gpu_measure(lib, &go, shapes, n, sec, err);
+        snprintf(label, label_n, "cuBLAS on CUDA device %d (%s)", o->device,
+                 ts_gpu_lib_names(lib));
+    }
+    ts_gpu_close(lib);
+    if (rc == TS_OK) {
+        struct ts_buf csv;
+        ts_buf_init(&csv);
+        ts_buf_printf(&csv, "# trainsim calibrate --gpu: %s, median time per call\n", label);
+        ts_gpu_csv(shapes, sec, n, &csv);
+        if (o->csv_out)
+            rc = ts_file_write_atomic(o->csv_out, csv.data, csv.len, err);
+        *text = csv.data;
+        *len = csv.len;
+    }
+    free(sec);
+    free(shapes);
+    return rc;
+}
+
 static int run_gemm(const struct fopts *o)
 {
     struct ts_err err;
@@ -336,10 +424,14 @@ static int run_gemm(const struct fopts *o)
     int rc = ts_accel_load(o->accelerator, a, &err);
     if (rc == TS_OK)
         rc = load_doc(TS_CAT_ACCEL, o->accelerator, &doc, path, sizeof path, &err);
-    if (rc == TS_OK)
+    char label[512];
+    snprintf(label, sizeof label, "%s", o->gpu ? "cuBLAS" : o->gemm_csv);
+    if (rc == TS_OK && o->gpu)
+        rc = gpu_table(o, a, &text, &len, label, sizeof label, &err);
+    else if (rc == TS_OK)
         rc = ts_file_read(o->gemm_csv, &text, &len, &err);
     if (rc == TS_OK)
-        rc = ts_gemmcsv_parse(text, len, o->gemm_csv, a, o->precision, &t, &err);
+        rc = ts_gemmcsv_parse(text, len, label, a, o->precision, &t, &err);
     free(text);
     if (rc) {
         fprintf(stderr, "trainsim calibrate: %s\n", err.msg);
@@ -359,12 +451,12 @@ static int run_gemm(const struct fopts *o)
     struct ts_buf what, b;
     ts_buf_init(&what);
     ts_buf_init(&b);
-    ts_buf_printf(&what, "GEMM efficiency calibrated by trainsim calibrate --gemm-csv from %s:",
-                  o->gemm_csv);
-    ts_buf_printf(&b, "calibrate %s from %s:\n", a->name, o->gemm_csv);
+    ts_buf_printf(&what, "GEMM efficiency calibrated by trainsim calibrate %s from %s:",
+                  o->gpu ? "--gpu" : "--gemm-csv", label);
+    ts_buf_printf(&b, "calibrate %s from %s:\n", a->name, label);
     cJSON *rep = cJSON_CreateObject();
     cJSON_AddStringToObject(rep, "base", a->name);
-    cJSON_AddStringToObject(rep, "file", o->gemm_csv);
+    cJSON_AddStringToObject(rep, o->gpu ? "measured" : "file", label);
     cJSON *per = cJSON_AddObjectToObject(rep, "precisions");
     for (int p = 0; p < TS_PREC_COUNT; p++) {
         if (t.per_precision[p] == 0)
@@ -387,7 +479,7 @@ static int run_gemm(const struct fopts *o)
     ts_buf_free(&what);
     /* The result must load as an accelerator file (e.g. a curve the spline cannot take). */
     struct ts_accel *check = ts_xmalloc(sizeof *check);
-    struct ts_jnode root = ts_jnode_root(doc, o->gemm_csv);
+    struct ts_jnode root = ts_jnode_root(doc, label);
     rc = ts_accel_parse(&root, check, &err);
     free(check);
     if (rc) {
@@ -426,6 +518,12 @@ int ts_cli_calibrate_files(int argc, char **argv)
         }
         others[k] = NULL;
         int rc = ts_cli_check_output("calibrate", "--out", o.out, others);
+        if (rc)
+            return rc;
+    }
+    if (o.csv_out) {
+        const char *others[] = {o.out, NULL};
+        int rc = ts_cli_check_output("calibrate", "--csv-out", o.csv_out, others);
         if (rc)
             return rc;
     }

@@ -14,7 +14,8 @@
  *               GPT-OSS; GeGLU: Gemma - the same three matrices and FLOPs), "gelu" for GPT-2
  *               and GPT-NeoX
  *   vocab       vocab_size (architecture default when the file omits it: Gemma 3 262208)
- *   seq_len     the pre-training context: rope_scaling.original_max_position_embeddings or
+ *   seq_len     the pre-training context: rope_scaling.original_max_position_embeddings,
+ *               Phi-3's top-level original_max_position_embeddings or
  *               initial_context_length when given (the context before long-context
  *               extension: Llama 3.1 8192, GPT-OSS 4096), else max_position_embeddings
  *               (GPT-2: n_positions); a job overrides it with {"hf": PATH, "seq_len": N}
@@ -41,7 +42,11 @@
  *   mtp_layers  num_nextn_predict_layers (DeepSeek-V3)
  * Nested configs (Gemma 3, Llama 4, Mistral 3 multimodal files) are read from text_config.
  * Fields that are neither mapped nor known to leave cost and memory unchanged (token ids,
- * dtypes, initialisation, norm epsilons, rope bases, ...) are listed in one warning.
+ * dtypes, initialisation, norm epsilons, rope bases, the generation defaults a
+ * config.to_dict() dump adds, ...) are listed in one warning, as are the architectural
+ * fields trainsim reads but does not model (soft-capping, partial rotary, parallel residual,
+ * chunked attention, no-rope layers, ...); a field that is null, false, 0 or empty is a
+ * feature switched off and not listed.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -108,6 +113,17 @@ static const char *const hf_harmless[] = {
     "use_parallel_residual", "rotary_pct", "no_rope_layers", "attention_chunk_size",
     "nope_layer_interval", "attn_temperature_tuning", "floor_scale", "attn_scale",
     "swiglu_limit", "resid_dropout", "embed_dropout", "original_max_position_embeddings",
+    "attention_probs_dropout_prob", "hidden_dropout_prob", "sliding_window_size",
+    /* PretrainedConfig's generic attributes, which a config.to_dict() dump writes out
+     * (transformers configuration_utils.py): generation defaults and bookkeeping. */
+    "max_length", "min_length", "do_sample", "early_stopping", "num_beams", "num_beam_groups",
+    "diversity_penalty", "temperature", "top_k", "top_p", "typical_p", "repetition_penalty",
+    "length_penalty", "no_repeat_ngram_size", "encoder_no_repeat_ngram_size", "bad_words_ids",
+    "num_return_sequences", "output_scores", "return_dict_in_generate", "forced_bos_token_id",
+    "forced_eos_token_id", "remove_invalid_values", "exponential_decay_length_penalty",
+    "suppress_tokens", "begin_suppress_tokens", "pruned_heads", "chunk_size_feed_forward",
+    "is_decoder", "cross_attention_hidden_size", "add_cross_attention", "tie_encoder_decoder",
+    "finetuning_task", "use_bfloat16", "tf_legacy_loss", "_attn_implementation_autoset",
     NULL,
 };
 
@@ -473,8 +489,14 @@ int ts_hf_model_doc(const char *path, cJSON **out, char *warning, size_t wn, str
     const cJSON *orig = rs && cJSON_IsObject(rs)
                             ? cJSON_GetObjectItemCaseSensitive(rs, "original_max_position_embeddings")
                             : NULL;
+    /* Phi-3 keeps its pre-training context at the top level (Phi3Config
+     * original_max_position_embeddings: 4096 for Phi-3-mini-128k). */
+    const cJSON *orig_top = s.arch == HF_PHI3 ? hf_get(&s, "original_max_position_embeddings")
+                                              : NULL;
     if (orig && cJSON_IsNumber(orig) && orig->valuedouble >= 1)
         seq = (long)orig->valuedouble;
+    else if (orig_top && cJSON_IsNumber(orig_top) && orig_top->valuedouble >= 1)
+        seq = (long)orig_top->valuedouble;
     else if (!hf_int(&s, "initial_context_length", &seq, &rc, err) && !rc) {
         static const char *const k_seq[] = {"max_position_embeddings", "n_positions", NULL};
         if (s.arch == HF_GEMMA3 && !hf_get(&s, "max_position_embeddings"))
@@ -564,8 +586,10 @@ int ts_hf_model_doc(const char *path, cJSON **out, char *warning, size_t wn, str
         for (const cJSON *it = objs[o]->child; it; it = it->next) {
             if (in_list(hf_harmless, it->string) && !in_list(hf_unmodelled, it->string))
                 continue;
-            if (cJSON_IsNull(it) || cJSON_IsFalse(it))
-                continue;   /* an absent or switched-off feature */
+            if (cJSON_IsNull(it) || cJSON_IsFalse(it) ||
+                (cJSON_IsNumber(it) && it->valuedouble == 0.0) ||
+                ((cJSON_IsObject(it) || cJSON_IsArray(it)) && it->child == NULL))
+                continue;   /* an absent, zero or switched-off feature */
             if (s.arch == HF_GPT_OSS && strcmp(it->string, "attention_bias") == 0)
                 continue;   /* mapped to bias */
             if (used < sizeof notmod)
@@ -578,6 +602,15 @@ int ts_hf_model_doc(const char *path, cJSON **out, char *warning, size_t wn, str
                                  "%s(seq_len %ld is the longest context the model serves, the "
                                  "file names no pre-training context: give one with {\"hf\": "
                                  "PATH, \"seq_len\": N})", used ? ", " : "", seq);
+    if (s.arch == HF_GPT_NEOX && !hf_get(&s, "use_parallel_residual") && used < sizeof notmod)
+        used += (size_t)snprintf(notmod + used, sizeof notmod - used,
+                                 "%s(use_parallel_residual, true by GPTNeoXConfig's default: "
+                                 "attention and MLP read the same input; same FLOPs)",
+                                 used ? ", " : "");
+    if ((s.arch == HF_GEMMA2 || s.arch == HF_GEMMA3) && used < sizeof notmod)
+        used += (size_t)snprintf(notmod + used, sizeof notmod - used,
+                                 "%s(the pre/post feed-forward RMSNorms: 2 x hidden parameters a "
+                                 "layer)", used ? ", " : "");
     if (s.arch == HF_QWEN2 || s.arch == HF_QWEN2_MOE)
         if (used < sizeof notmod)
             used += (size_t)snprintf(notmod + used, sizeof notmod - used,

@@ -227,6 +227,19 @@ def count_gemma3(cfg):
     return c
 
 
+def count_gemma2(cfg):
+    """Gemma 2: GQA with head_dim, GeGLU MLP, four RMSNorms per layer (input, post-attention,
+    pre- and post-feed-forward), tied embeddings unless the file says otherwise."""
+    c = Count()
+    h, L, v = cfg["hidden_size"], cfg["num_hidden_layers"], cfg["vocab_size"]
+    nh, nkv, hd, ff = cfg["num_attention_heads"], cfg["num_key_value_heads"], cfg["head_dim"], cfg["intermediate_size"]
+    embeddings(c, cfg, v, h, bool(cfg.get("tie_word_embeddings", True)))
+    c.add("attention", L * gqa_attention(h, nh, nkv, hd))
+    c.add("mlp", L * 3 * h * ff)
+    c.add("norms", L * 4 * h + h)
+    return c
+
+
 def count_gpt2(cfg):
     c = Count()
     h, L, v, p = cfg["n_embd"], cfg["n_layer"], cfg["vocab_size"], cfg["n_positions"]
@@ -270,6 +283,8 @@ def count(cfg):
         return count_gpt_oss(cfg), None
     if mt == "gemma3":
         return count_gemma3(cfg), None
+    if mt == "gemma2":
+        return count_gemma2(cfg), None
     if mt == "gpt2":
         return count_gpt2(cfg), None
     if mt == "gpt_neox":
