@@ -24,7 +24,6 @@ HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 . "$HERE/../common.sh"
 FW=$ROOT/experiments/validation-frameworks
 JOBS=$ROOT/configs/validation/llm-foundry
-rm -rf "$OUT" && mkdir -p "$OUT"
 
 python3 - "$TRAINSIM" "$ROOT" "$FW" "$JOBS" "$HERE" "$OUT" <<'PY'
 import collections
