@@ -70,6 +70,8 @@ static cJSON *outcome_json(const struct ts_sweep *sw, const struct ts_outcome *o
     num(j, "estimated_time_to_train_s", o->time_s);
     if (sw->has_cost)
         num(j, "cost_total", o->cost_usd);
+    if (o->commit_nodes > 0)    /* the cheapest committed base of a searched buy plan */
+        num(j, "commitment_nodes", o->commit_nodes);
     if (!isfinite(o->time_s)) {     /* the nulls above, explained */
         char why[256];
         unpriced_text(sw, o, why, sizeof why);
@@ -159,6 +161,8 @@ cJSON *ts_report_sweep_json(const struct ts_sweep *sw, const struct ts_sweep_res
                                    r->best_job.has_cost ? &r->best_cost : NULL,
                                    dist ? &r->best_dist : NULL};
         cJSON *best = ts_report_run_json(&ro);
+        if (r->top[0].commit_nodes > 0)     /* its bill's committed base (a searched buy plan) */
+            num(best, "commitment_nodes", r->top[0].commit_nodes);
         cJSON_AddItemToObject(o, "best", best);
         /* The answer's distribution at the top level too, and the decision's margin. */
         if (dist)

@@ -454,6 +454,16 @@ static int parse_commitment(const struct ts_jnode *node, struct ts_cost_config *
     int rc;
     if ((rc = ts_jnode_check_keys(node, commitment_keys, err)))
         return rc;
+    struct ts_jnode nn;
+    if (ts_jnode_child(node, "nodes", &nn) &&
+        (cJSON_IsArray(nn.json) || cJSON_IsObject(nn.json) || cJSON_IsString(nn.json))) {
+        bool words = cJSON_IsString(nn.json) && strcmp(nn.json->valuestring, "auto") != 0;
+        if (!words)
+            return ts_err_at(err, nn.file, nn.path,
+                             "a job commits one number of nodes; a list, a range or \"auto\" "
+                             "is searched by a sweep (trainsim sweep: the cheapest base + "
+                             "burst)");
+    }
     c->commit = true;
     c->commit_gpu_hour = NAN;
     c->burst_pricing = TS_PRICING_ON_DEMAND;
