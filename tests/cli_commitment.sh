@@ -167,6 +167,26 @@ b = json.load(open(sys.argv[2]))["best"]
 sys.exit(0 if abs(r["cost_total"] / b["cost_total"] - 1) < 1e-12 else 1)
 PY
 
+# The on-demand rows of a buy-plan sweep buy no commitment: 32 GPUs x W hours at $7.91 (the
+# checkpoint storage adds ~$1.5, under 1e-4 of it), no committed base.
+python3 - "$tmp/bases30.json" "$tmp/mixed.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["pricing"] = ["on_demand", "reserved"]
+json.dump(d, open(sys.argv[2], "w"))
+PY
+run mixed sweep "$tmp/mixed.json" --format json --no-progress
+expect_rc mixed 0
+python3 - "$tmp/mixed.out" <<'PY' || fail "on-demand rows of a buy plan buy no commitment"
+import json, sys
+rows = {r["pricing"]: r for r in json.load(open(sys.argv[1]))["top"]}
+od, rs = rows["on_demand"], rows["reserved"]
+W = od["estimated_time_to_train_s"] / 3600.0
+ok = ("commitment_nodes" not in od and rs["commitment_nodes"] == 1 and
+      abs(od["cost_total"] / (32 * W * 7.91) - 1) < 1e-4)
+sys.exit(0 if ok else 1)
+PY
+
 # Refusals.
 job "$tmp/k.json" 1 10B '{"gpu_hour": {"reserved": 2.0}, "commitment": {"term": "1 y", "nodes": [1, 2]}}'
 run k run "$tmp/k.json"

@@ -392,6 +392,9 @@ void ts_report_sweep_table(const struct ts_sweep *sw, const struct ts_sweep_resu
                   sw->systems[best->layout.system].name,
                   best->layout.nodes * sw->systems[best->layout.system].gpus_per_node,
                   ts_pricing_names[best->pricing]);
+    if (best->commit_nodes > 0)     /* a searched buy plan: the base it commits */
+        ts_buf_printf(b, " (buy plan: a committed base of %g node%s + burst)", best->commit_nodes,
+                      best->commit_nodes == 1 ? "" : "s");
     char u1[48], u2[48];
     if (sw->has_cost)
         ts_buf_printf(b, ": expected cost %s (p90 %s)",
