@@ -2,7 +2,8 @@
 # Command-line tests of committed capacity (cost.commitment): the term is billed whether used
 # or not, the idle part as its own category net of its other-use value, GPUs beyond the
 # commitment and time past its term at the burst price - each checked against the closed form
-# with the run's own time; refusals name the JSON path.
+# with the run's own time; a sweep searching the committed base (the buy plan) keeps the
+# cheapest of the hand-computed bills; refusals name the JSON path.
 #
 # usage: bash tests/cli_commitment.sh path/to/trainsim   (ctest passes the built binary)
 set -u
@@ -86,7 +87,115 @@ sys.exit(0 if b["nodes"] == n and abs(got / want - 1) < 1e-9 else 1)
 PY
 done
 
+# A searched buy plan: cost.commitment.nodes as a list of bases. Every reserved row is
+# priced at each base plus burst and keeps the cheapest. Hand-computed bill of a run on G
+# GPUs for W hours with a base of C = 8 B GPUs (term T hours, reserved p = 5.41, burst
+# b = 7.91 per GPU-hour, configs/prices/aws-p5en-2026-08):
+#   used = min(C, G), covered = min(W, T)
+#   compute + commitment_unused = C T p + (G - used) W b + used max(0, W - T) b
+# It is linear in C below G, so the cheapest base is a corner: the smallest when the term
+# costs more than the burst it replaces (T p > W b: a 30-day term for a ~10-day run), the
+# whole run's size when it costs less (a 2-day block).
+buy_sweep() {   # OUT NODES_JSON BASES_JSON TERM
+    python3 - "$ROOT/configs/quickstart-sweep.json" "$1" "$2" "$3" "$4" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["systems"] = ["aws-p5en"]
+d["nodes"] = json.loads(sys.argv[3])
+d["pricing"] = ["reserved"]
+d["cost"] = {"by_system": {"aws-p5en": {"prices": "aws-p5en-2026-08"}},
+             "commitment": {"term": sys.argv[5], "nodes": json.loads(sys.argv[4])}}
+json.dump(d, open(sys.argv[2], "w"))
+PY
+}
+check_bases() {   # OUT BASES_CSV TERM_H WANT_BASE
+    python3 - "$@" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+bases = [int(x) for x in sys.argv[2].split(",")]
+T, want = float(sys.argv[3]), int(sys.argv[4])
+p, b = 5.41, 7.91
+best = d["best"]
+G = best["gpus"]
+W = best["expected_time_to_train_s"] / 3600.0
+def bill(B):
+    C = 8 * B
+    used, covered = min(C, G), min(W, T)
+    return C * T * p + (G - used) * W * b + used * max(0.0, W - T) * b
+bills = {B: bill(B) for B in bases}
+cheapest = min(bases, key=lambda B: bills[B])
+c = best["cost_breakdown"]
+got = c["compute"] + c["commitment_unused"]
+ok = (cheapest == want and best["commitment_nodes"] == want and
+      d["top"][0]["commitment_nodes"] == want and abs(got / bills[want] - 1) < 1e-9)
+if not ok:
+    print("W", W, "bills", bills, "got", got, "base", best.get("commitment_nodes"), file=sys.stderr)
+sys.exit(0 if ok else 1)
+PY
+}
+buy_sweep "$tmp/bases30.json" '[4]' '[4, 1, 2]' "30 d"
+run bases30 sweep "$tmp/bases30.json" --format json --no-progress
+expect_rc bases30 0
+check_bases "$tmp/bases30.out" 4,1,2 720 1 || fail "30-day term: the smallest base is cheapest"
+buy_sweep "$tmp/bases2.json" '[4]' '[1, 2, 4, 8]' "2 d"
+run bases2 sweep "$tmp/bases2.json" --format json --no-progress
+expect_rc bases2 0
+check_bases "$tmp/bases2.out" 1,2,4,8 48 4 || fail "2-day block: the run's own size is cheapest"
+# "auto" searches the sweep's node counts: each purchase commits its own size for a 2-day
+# block (a larger base would sit idle, a smaller one burst at the higher price).
+buy_sweep "$tmp/basesauto.json" '[2, 4]' '"auto"' "2 d"
+run basesauto sweep "$tmp/basesauto.json" --format json --no-progress --emit job "$tmp/basesauto-job.json"
+expect_rc basesauto 0
+python3 - "$tmp/basesauto.out" <<'PY' || fail "auto bases: each purchase commits its own size"
+import json, sys
+top = json.load(open(sys.argv[1]))["top"]
+sys.exit(0 if len(top) >= 2 and all(r["commitment_nodes"] == r["nodes"] for r in top) else 1)
+PY
+# The emitted job commits the chosen base and reproduces the sweep's bill.
+python3 - "$tmp/basesauto-job.json" "$tmp/basesauto.out" <<'PY' || fail "emitted job commits the chosen base"
+import json, sys
+j = json.load(open(sys.argv[1]))
+b = json.load(open(sys.argv[2]))["best"]
+sys.exit(0 if j["cost"]["commitment"]["nodes"] == b["commitment_nodes"] == b["nodes"] else 1)
+PY
+run basesjob run "$tmp/basesauto-job.json" --format json
+expect_rc basesjob 0
+python3 - "$tmp/basesjob.out" "$tmp/basesauto.out" <<'PY' || fail "emitted job's bill is the sweep's"
+import json, sys
+r = json.load(open(sys.argv[1]))
+b = json.load(open(sys.argv[2]))["best"]
+sys.exit(0 if abs(r["cost_total"] / b["cost_total"] - 1) < 1e-12 else 1)
+PY
+
+# The on-demand rows of a buy-plan sweep buy no commitment: 32 GPUs x W hours at $7.91 (the
+# checkpoint storage adds ~$1.5, under 1e-4 of it), no committed base.
+python3 - "$tmp/bases30.json" "$tmp/mixed.json" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["pricing"] = ["on_demand", "reserved"]
+json.dump(d, open(sys.argv[2], "w"))
+PY
+run mixed sweep "$tmp/mixed.json" --format json --no-progress
+expect_rc mixed 0
+python3 - "$tmp/mixed.out" <<'PY' || fail "on-demand rows of a buy plan buy no commitment"
+import json, sys
+rows = {r["pricing"]: r for r in json.load(open(sys.argv[1]))["top"]}
+od, rs = rows["on_demand"], rows["reserved"]
+W = od["estimated_time_to_train_s"] / 3600.0
+ok = ("commitment_nodes" not in od and rs["commitment_nodes"] == 1 and
+      abs(od["cost_total"] / (32 * W * 7.91) - 1) < 1e-4)
+sys.exit(0 if ok else 1)
+PY
+
 # Refusals.
+job "$tmp/k.json" 1 10B '{"gpu_hour": {"reserved": 2.0}, "commitment": {"term": "1 y", "nodes": [1, 2]}}'
+run k run "$tmp/k.json"
+expect_rc k 2
+expect_in "$tmp/k.err" "cost.commitment.nodes: a job commits one number of nodes" "a list of bases in a job"
+buy_sweep "$tmp/l.json" '[4]' '[]' "2 d"
+run l sweep "$tmp/l.json" --no-progress
+expect_rc l 2
+expect_in "$tmp/l.err" "commitment.nodes: an empty list searches nothing" "an empty list of bases"
 job "$tmp/e.json" 1 10B '{"gpu_hour": {"spot": 1.0, "reserved": 2.0}, "pricing": "spot", "commitment": {"term": "1 y"}}'
 run e run "$tmp/e.json"
 expect_rc e 2

@@ -945,6 +945,106 @@ static void shipped_price_files_parse_and_their_prices_land_in_the_config(void *
     assert_input_error(rc, &err, "test.json: cost.gpu_hour.spot: no price");
 }
 
+/* The dated price files of 2026: each per-GPU price is the page's instance price over its 8
+ * GPUs (or the page's per-GPU price), each file's date starts with the YYYY-MM of its name,
+ * and its source names the page (an address), not the shared reference. */
+static const struct {
+    const char *name;
+    double on_demand, reserved, spot;       // NO = not offered
+    const char *page;                       // part of the cited address
+} dated[] = {
+    {"aws-p5-2026-11", 55.04 / 8, 39.33 / 8, NO, "datareceipts"},
+    {"aws-p4d-2026-11", 21.957642 / 8, 14.75 / 8, NO, "aws.amazon.com/ec2/capacityblocks"},
+    {"aws-p4de-2026-11", 27.44705 / 8, NO, NO, "hyperscalers.json"},
+    {"azure-nd-h100-v5-2026-11", 98.32 / 8, NO, NO, "datareceipts"},
+    {"gcp-a3-ultra-2026-10", 10.4365, NO, 6.2607, "Billing Catalog API"},
+    {"lambda-h100-2026-09", 3.99, NO, NO, "lambda.ai/instances"},
+    {"lambda-a100-2026-09", 2.79, NO, NO, "lambda.ai/instances"},
+    {"lambda-b200-2026-09", 6.69, NO, NO, "lambda.ai/instances"},
+    {"coreweave-h100-2026-09", 49.24 / 8, NO, 19.71 / 8, "coreweave.com/pricing"},
+    {"coreweave-h200-2026-09", 50.44 / 8, NO, 20.93 / 8, "coreweave.com/pricing"},
+    {"coreweave-b200-2026-09", 68.80 / 8, NO, 34.11 / 8, "coreweave.com/pricing"},
+    {"coreweave-a100-2026-09", 21.60 / 8, NO, 9.65 / 8, "coreweave.com/pricing"},
+};
+
+static void dated_price_files_carry_the_prices_their_pages_state(void **state)
+{
+    (void)state;
+    for (size_t i = 0; i < TS_ARRAY_LEN(dated); i++) {
+        char text[256], expect[160];
+        snprintf(text, sizeof text, "{\"prices\": \"%s\"}", dated[i].name);
+        struct ts_cost_config c;
+        struct ts_err err;
+        int rc = parse_cost(text, &c, &err);
+        assert_ok(rc, err);
+        /* 1e-12: the file states the quotient the page's instance price gives. */
+        double got[3] = {c.gpu_hour[TS_PRICING_ON_DEMAND], c.gpu_hour[TS_PRICING_RESERVED],
+                         c.gpu_hour[TS_PRICING_SPOT]};
+        double want[3] = {dated[i].on_demand, dated[i].reserved, dated[i].spot};
+        for (int p = 0; p < 3; p++) {
+            if (isnan(want[p]))
+                assert_true(isnan(got[p]));
+            else
+                assert_close(got[p], want[p], 1e-12, 0.0);
+        }
+        size_t n = strlen(dated[i].name);
+        snprintf(expect, sizeof expect, "configs/prices/%s.json (%s", dated[i].name,
+                 dated[i].name + n - 7);   /* the name's YYYY-MM opens the date */
+        if (strncmp(c.price_source, expect, strlen(expect)) != 0) {
+            print_error("price_source \"%s\" does not start with \"%s\"\n", c.price_source, expect);
+            fail();
+        }
+        assert_non_null(strstr(c.price_source, "https://"));
+        assert_non_null(strstr(c.price_source, dated[i].page));
+    }
+}
+
+/* Each provider's storage and transfer prices, as its pages state them: Google Cloud Storage
+ * quotes per GiB-hour (x 730 h a month, to the quote's 5 digits), CoreWeave tiers object
+ * storage by last access (7 and 30 days) and charges no egress, Lambda bills one filesystem
+ * tier and no egress, Azure internet egress ~0.087/GB (no Blob price found: the defaults). */
+static void provider_price_files_carry_that_providers_storage_and_transfer(void **state)
+{
+    (void)state;
+    struct ts_cost_config c;
+    struct ts_err err;
+    int rc = parse_cost("{\"prices\": \"gcp-a3-ultra-2026-10\"}", &c, &err);
+    assert_ok(rc, err);
+    assert_close(c.storage_gb_month[TS_TIER_HOT], 0.000027397 * 730, 1e-4, 0.0);
+    assert_close(c.storage_gb_month[TS_TIER_WARM], 0.000013699 * 730, 1e-4, 0.0);
+    assert_close(c.storage_gb_month[TS_TIER_COLD], 0.000005479 * 730, 1e-4, 0.0);
+    assert_close(c.egress_gb, 0.12, 0.0, 0.0);
+    assert_close(c.tier_after_s[TS_TIER_WARM], 30.0 * DAY, 0.0, 0.0);   // Nearline minimum
+    assert_close(c.tier_after_s[TS_TIER_COLD], 90.0 * DAY, 0.0, 0.0);   // Coldline minimum
+
+    rc = parse_cost("{\"prices\": \"coreweave-h100-2026-09\"}", &c, &err);
+    assert_ok(rc, err);
+    assert_close(c.storage_gb_month[TS_TIER_HOT], 0.06, 0.0, 0.0);
+    assert_close(c.storage_gb_month[TS_TIER_WARM], 0.03, 0.0, 0.0);
+    assert_close(c.storage_gb_month[TS_TIER_COLD], 0.015, 0.0, 0.0);
+    assert_close(c.tier_after_s[TS_TIER_WARM], 7.0 * DAY, 0.0, 0.0);
+    assert_close(c.tier_after_s[TS_TIER_COLD], 30.0 * DAY, 0.0, 0.0);
+    assert_close(c.egress_gb, 0.0, 0.0, 0.0);
+    assert_close(c.cross_region_gb, 0.0, 0.0, 0.0);
+
+    rc = parse_cost("{\"prices\": \"lambda-b200-2026-09\"}", &c, &err);
+    assert_ok(rc, err);
+    for (int t = 0; t < TS_TIER_COUNT; t++)
+        assert_close(c.storage_gb_month[t], 0.20, 0.0, 0.0);
+    assert_true(isinf(c.tier_after_s[TS_TIER_WARM]) && isinf(c.tier_after_s[TS_TIER_COLD]));
+    assert_close(c.egress_gb, 0.0, 0.0, 0.0);
+    assert_close(c.cross_region_gb, 0.0, 0.0, 0.0);
+
+    rc = parse_cost("{\"prices\": \"azure-nd-h100-v5-2026-11\"}", &c, &err);
+    assert_ok(rc, err);
+    assert_close(c.egress_gb, 0.087, 0.0, 0.0);
+    /* The AWS files keep the S3 prices of the reference. */
+    rc = parse_cost("{\"prices\": \"aws-p5-2026-11\"}", &c, &err);
+    assert_ok(rc, err);
+    assert_close(c.storage_gb_month[TS_TIER_HOT], 0.023, 0.0, 0.0);
+    assert_close(c.egress_gb, 0.09, 0.0, 0.0);
+}
+
 static void job_keys_override_the_price_file_key_by_key(void **state)
 {
     (void)state;
@@ -1086,6 +1186,8 @@ int main(void)
         cmocka_unit_test(unknown_cost_keys_are_rejected_with_path),
         cmocka_unit_test(a_job_file_with_a_bad_cost_section_names_the_file_and_path),
         cmocka_unit_test(shipped_price_files_parse_and_their_prices_land_in_the_config),
+        cmocka_unit_test(dated_price_files_carry_the_prices_their_pages_state),
+        cmocka_unit_test(provider_price_files_carry_that_providers_storage_and_transfer),
         cmocka_unit_test(job_keys_override_the_price_file_key_by_key),
         cmocka_unit_test(price_files_resolve_by_path_relative_to_the_job),
     };

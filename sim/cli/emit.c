@@ -288,6 +288,15 @@ cJSON *ts_cli_emit_sweep_job(const char *file, const cJSON *doc, const struct ts
             cJSON_ReplaceItemInObjectCaseSensitive(c, "prices", ref_copy(prices, TS_CAT_PRICES, file));
         cJSON_DeleteItemFromObjectCaseSensitive(c, "pricing");
         cJSON_AddStringToObject(c, "pricing", ts_pricing_names[o->pricing]);
+        /* A searched committed base becomes the one this configuration buys; other rows
+         * than reserved ones buy no commitment. */
+        cJSON *cm = cJSON_GetObjectItemCaseSensitive(c, "commitment");
+        if (cm && o->pricing != TS_PRICING_RESERVED) {
+            cJSON_DeleteItemFromObjectCaseSensitive(c, "commitment");
+        } else if (cJSON_IsObject(cm) && o->commit_nodes > 0) {
+            cJSON_DeleteItemFromObjectCaseSensitive(cm, "nodes");
+            cJSON_AddNumberToObject(cm, "nodes", o->commit_nodes);
+        }
         cJSON_AddItemToObject(j, "cost", c);
     }
     return j;

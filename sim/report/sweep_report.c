@@ -75,6 +75,8 @@ static cJSON *outcome_json(const struct ts_sweep *sw, const struct ts_outcome *o
     num(j, "estimated_time_to_train_s", o->time_s);
     if (sw->has_cost)
         num(j, "cost_total", o->cost_usd);
+    if (o->commit_nodes > 0)    /* the cheapest committed base of a searched buy plan */
+        num(j, "commitment_nodes", o->commit_nodes);
     if (!isfinite(o->time_s)) {     /* the nulls above, explained */
         char why[256];
         unpriced_text(sw, o, why, sizeof why);
@@ -164,6 +166,8 @@ cJSON *ts_report_sweep_json(const struct ts_sweep *sw, const struct ts_sweep_res
                                    r->best_job.has_cost ? &r->best_cost : NULL,
                                    dist ? &r->best_dist : NULL};
         cJSON *best = ts_report_run_json(&ro);
+        if (r->top[0].commit_nodes > 0)     /* its bill's committed base (a searched buy plan) */
+            num(best, "commitment_nodes", r->top[0].commit_nodes);
         cJSON_AddItemToObject(o, "best", best);
         /* The answer's distribution at the top level too, and the decision's margin. */
         if (dist)
@@ -393,6 +397,9 @@ void ts_report_sweep_table(const struct ts_sweep *sw, const struct ts_sweep_resu
                   sw->systems[best->layout.system].name,
                   best->layout.nodes * sw->systems[best->layout.system].gpus_per_node,
                   ts_pricing_names[best->pricing]);
+    if (best->commit_nodes > 0)     /* a searched buy plan: the base it commits */
+        ts_buf_printf(b, " (buy plan: a committed base of %g node%s + burst)", best->commit_nodes,
+                      best->commit_nodes == 1 ? "" : "s");
     char u1[48], u2[48];
     if (sw->has_cost)
         ts_buf_printf(b, ": expected cost %s (p90 %s)",

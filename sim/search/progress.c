@@ -97,6 +97,7 @@ static const struct dfield outcome_doubles[] = {
     {"mc_cost_p90_usd", offsetof(struct ts_outcome, mc_cost_p90_usd)},
     {"goodput", offsetof(struct ts_outcome, goodput)},
     {"mc_rank", offsetof(struct ts_outcome, mc_rank)},
+    {"commit_nodes", offsetof(struct ts_outcome, commit_nodes)},
 };
 #define N_FLAGS 4   /* pricing, meets, monte_carlo, mc_failed */
 static const char *const flag_fields[N_FLAGS] = {"pricing", "meets", "monte_carlo", "mc_failed"};
@@ -387,6 +388,17 @@ static bool is_cost(double v)    // a bill: zero (free capacity) or more, +inf a
     return v >= 0 && !isnan(v);
 }
 
+static bool is_base(const struct ts_sweep *sw, const struct ts_outcome *o)
+{
+    if (o->commit_nodes == 0)
+        return true;
+    const struct ts_int_list *b = &sw->commit_bases[o->layout.system % TS_SWEEP_SYSTEMS_MAX];
+    for (int i = 0; i < b->n; i++)
+        if (o->commit_nodes == b->v[i])
+            return true;
+    return false;
+}
+
 /* Whether one outcome's values can have come from a simulation of this sweep; if not, why
  * (into why). */
 static bool check_outcome(const struct ts_sweep *sw, const struct ts_outcome *o, bool mc_failed,
@@ -420,6 +432,7 @@ static bool check_outcome(const struct ts_sweep *sw, const struct ts_outcome *o,
         {"mc_rank", o->mc_rank,
          o->monte_carlo ? isfinite(o->mc_rank) && o->mc_rank >= 0 : o->mc_rank == 0,
          o->monte_carlo ? "a finite value of 0 or more" : "0 (no Monte Carlo)"},
+        {"commit_nodes", o->commit_nodes, is_base(sw, o), "0 or one of the committed bases searched"},
     };
     for (size_t i = 0; i < TS_ARRAY_LEN(v); i++)
         if (!v[i].ok) {

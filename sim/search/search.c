@@ -110,6 +110,9 @@ static void job_patch(const struct ts_sweep *sw, const struct ts_layout *l, enum
     if (sw->has_cost) {
         job->cost = sw->cost[l->system];
         job->cost.pricing = pricing;
+        /* A commitment is how reserved capacity is bought; on-demand and spot rows of the
+         * same sweep buy none. */
+        job->cost.commit = job->cost.commit && pricing == TS_PRICING_RESERVED;
     }
 }
 
@@ -120,6 +123,21 @@ void ts_sweep_layout_job(const struct ts_sweep *sw, const struct ts_layout *l, e
     out->model = sw->model;
     int cur[2] = {-1, -1};
     job_patch(sw, l, pricing, out, cur);
+}
+
+/* Commit a job to `base` nodes (0: leave its commitment as the sweep gives it). */
+static void commit_to(struct ts_job *job, double base)
+{
+    if (base > 0 && job->has_cost && job->cost.commit) {
+        job->cost.commit_nodes = base;
+        job->cost.commit_gpus = 0;
+    }
+}
+
+void ts_sweep_outcome_job(const struct ts_sweep *sw, const struct ts_outcome *o, struct ts_job *out)
+{
+    ts_sweep_layout_job(sw, &o->layout, (enum ts_pricing)o->pricing, out);
+    commit_to(out, o->commit_nodes);
 }
 
 /* ---------------------------------------------------------------- per-thread evaluation */
@@ -162,9 +180,14 @@ static void run_input(const struct ts_job *job, const struct ts_compute *c, doub
     in->rel = job->reliability;
 }
 
-/* Expected time and cost of a job whose iteration result is `it` (analytic run model). */
-static int price(const struct ts_job *job, const struct ts_compute *c, const struct ts_iteration *it,
-                 double *time_s, double *cost_usd, struct ts_err *err)
+/* Expected time and cost of a job whose iteration result is `it` (analytic run model). With
+ * committed bases searched (sw->commit_bases of the job's system, a reserved row) the cost is
+ * the cheapest base's, *base_nodes that base (the first of equal ones), else 0. The minimum
+ * of bills that each grow with the iteration time grows with it too, so the screening bound
+ * stays a bound. The job's commitment is left as it came. */
+static int price(const struct ts_sweep *sw, int system, struct ts_job *job,
+                 const struct ts_compute *c, const struct ts_iteration *it, double *time_s,
+                 double *cost_usd, double *base_nodes, struct ts_err *err)
 {
     struct ts_run_input in;
     run_input(job, c, it->iteration_s, it->iterations, &in);
@@ -174,13 +197,33 @@ static int price(const struct ts_job *job, const struct ts_compute *c, const str
         return rc;
     *time_s = run.mean_s;
     *cost_usd = 0.0;
-    if (job->has_cost) {
+    *base_nodes = 0.0;
+    if (!job->has_cost)
+        return TS_OK;
+    const struct ts_int_list *bases = &sw->commit_bases[system];
+    bool search = job->cost.commit && bases->n > 0;
+    double given_nodes = job->cost.commit_nodes, given_gpus = job->cost.commit_gpus;
+    bool any = false;
+    for (int b = 0; b < (search ? bases->n : 1); b++) {
+        if (search)
+            commit_to(job, bases->v[b]);
         struct ts_cost_input ci = {job, it, &run, NULL, 0, in.checkpoint_bytes};
         struct ts_cost_result cr;
-        if ((rc = ts_cost_compute(&ci, &cr, err)))
-            return rc;
-        *cost_usd = cr.total_usd;
+        int rb = ts_cost_compute(&ci, &cr, err);
+        job->cost.commit_nodes = given_nodes;
+        job->cost.commit_gpus = given_gpus;
+        if (rb) {               /* e.g. a base the run outgrows, without a burst price */
+            rc = rb;
+            continue;
+        }
+        if (!any || cr.total_usd < *cost_usd) {
+            *cost_usd = cr.total_usd;
+            *base_nodes = search ? bases->v[b] : 0.0;
+        }
+        any = true;
     }
+    if (!any)
+        return rc;
     return TS_OK;
 }
 
@@ -259,9 +302,9 @@ static void screen_at(const struct ts_sweep *sw, struct worker *w, const struct 
         if (!sw->offered[l->system][sw->pricing[i]])
             continue;
         job_patch(sw, l, sw->pricing[i], job, w->current);
-        double t, c;
+        double t, c, base;
         struct ts_err err;
-        if (price(job, &w->compute, &it, &t, &c, &err) != TS_OK)
+        if (price(sw, l->system, job, &w->compute, &it, &t, &c, &base, &err) != TS_OK)
             continue;
         double obj = objective_of(sw, t, c);
         if (by_pricing)
@@ -311,7 +354,8 @@ static void evaluate(const struct ts_sweep *sw, struct worker *w, const struct t
             continue;
         }
         job_patch(sw, l, sw->pricing[i], &w->job, w->current);
-        if (price(&w->job, &w->scratch.compute, &it, &o->time_s, &o->cost_usd, &err) != TS_OK) {
+        if (price(sw, l->system, &w->job, &w->scratch.compute, &it, &o->time_s, &o->cost_usd,
+                  &o->commit_nodes, &err) != TS_OK) {
             o->time_s = o->cost_usd = o->objective = INFINITY;
             o->meets = false;
             continue;
@@ -1284,7 +1328,7 @@ static int finalize(const struct ts_sweep *sw, struct worker *w, struct ts_outco
                     struct ts_err *err)
 {
     struct ts_job *job = ts_xmalloc(sizeof *job);
-    ts_sweep_layout_job(sw, &o->layout, (enum ts_pricing)o->pricing, job);
+    ts_sweep_outcome_job(sw, o, job);
     struct ts_iteration it;
     ts_step_evaluate(job, TS_METHOD_DISCRETE_EVENT, &w->scratch, &it, NULL, NULL);
     struct ts_run_input in;

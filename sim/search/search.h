@@ -109,6 +109,11 @@ struct ts_sweep {
     struct ts_reliability reliability;
     bool has_cost;
     struct ts_cost_config cost[TS_SWEEP_SYSTEMS_MAX]; // per system (base + by_system overrides)
+    /* commit_bases[s]: the committed bases searched on system s (cost.commitment.nodes given
+     * as a list, a range or "auto" = the sweep's node counts; n == 0: not searched, the
+     * commitment as given). A reserved row is priced at each base plus burst and keeps the
+     * cheapest (ts_outcome.commit_nodes); on_demand and spot rows ignore the commitment. */
+    struct ts_int_list commit_bases[TS_SWEEP_SYSTEMS_MAX];
     /* offered[s][pricing]: the system has a price at that pricing model (always true without a
      * cost section). A listed pricing a system has no price for is not offered there: those
      * configurations are not counted, simulated or reported. */
@@ -189,6 +194,9 @@ struct ts_outcome {
     double cost_usd;            // expected bill (analytic run model)
     double objective;           // cost_usd or time_s
     double memory_bytes;
+    double commit_nodes;        // the committed base (nodes) this row is priced at, the
+                                //   cheapest of the sweep's commit_bases for its system;
+                                //   0 when the bases are not searched (or not reserved)
     /* Monte Carlo (finalists only) */
     bool monte_carlo;
     double mc_time_mean_s, mc_time_p90_s, mc_cost_mean_usd, mc_cost_p90_usd, goodput;
@@ -337,5 +345,9 @@ void ts_sweep_layout_job(const struct ts_sweep *sw, const struct ts_layout *l, e
  * leaving the outputs unspecified, when pp divides the layers, pp < 2 or pp > layers, or no
  * such split leaves each end stage a layer. */
 bool ts_sweep_stage_split(int layers, int pp, int *first_out, int *last_out);
+
+/* The job of an outcome: ts_sweep_layout_job at its pricing, committed to its base
+ * (o->commit_nodes, when the sweep searches the base). */
+void ts_sweep_outcome_job(const struct ts_sweep *sw, const struct ts_outcome *o, struct ts_job *out);
 
 #endif

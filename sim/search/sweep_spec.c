@@ -20,6 +20,10 @@
  *                and fixed options as in a job: "dp_overlap", "attention", "p2p_overlap", ...},
  *   "reliability": {...as in a job...},
  *   "cost": {...as in a job..., "by_system": {"aws-p5": {...overrides...}}},
+ *                "commitment": {"nodes": [2, 4, 8] | {"from": ..., "to": ...} | "auto", ...}
+ *                searches the committed base (the buy plan): each reserved row is priced
+ *                at every base plus burst and keeps the cheapest ("auto": the sweep's node
+ *                counts); a number commits that base as in a job
  *   "constraint": {"min_tokens_per_s": 1e6} | {"deadline": "60 d", "probability": 0.9},
  *                optional: without one the sweep optimises the objective alone
  *   "objective": "cost" | "time",                             default cost
@@ -255,6 +259,34 @@ static cJSON *merge_objects(const cJSON *base, const cJSON *over)
     return out;
 }
 
+/* cost.commitment.nodes searched (a list, a range, or "auto" = the sweep's node counts): read
+ * into *bases, and its first value put in its place so that the cost parser checks the rest
+ * of the commitment as it would a job's. A number (or no commitment) searches nothing. */
+static int take_commit_bases(const struct ts_jnode *cost, const struct ts_sweep *sw,
+                             struct ts_int_list *bases, struct ts_err *err)
+{
+    memset(bases, 0, sizeof *bases);
+    struct ts_jnode cm, nn;
+    if (!ts_jnode_child(cost, "commitment", &cm) || !cJSON_IsObject(cm.json) ||
+        !ts_jnode_child(&cm, "nodes", &nn))
+        return TS_OK;
+    bool is_auto = cJSON_IsString(nn.json) && strcmp(nn.json->valuestring, "auto") == 0;
+    if (!is_auto && !cJSON_IsArray(nn.json) && !cJSON_IsObject(nn.json))
+        return TS_OK;
+    if (is_auto) {
+        *bases = sw->nodes;
+        bases->is_auto = false;
+    } else {
+        int rc = parse_int_list(&nn, 1, 1 << 20, bases, err);
+        if (rc)
+            return rc;
+    }
+    /* cost->json is the caller's own copy of the cost object (parse_cost). */
+    cJSON_ReplaceItemInObjectCaseSensitive((cJSON *)cm.json, "nodes",
+                                           cJSON_CreateNumber(bases->v[0]));
+    return TS_OK;
+}
+
 static int parse_cost(const struct ts_jnode *n, struct ts_sweep *sw, struct ts_err *err)
 {
     int rc = ts_jnode_expect_object(n, err);
@@ -294,7 +326,9 @@ static int parse_cost(const struct ts_jnode *n, struct ts_sweep *sw, struct ts_e
             ts_strlcpy(on.path, p, sizeof on.path);
         }
         ts_cost_config_defaults(&sw->cost[s]);
-        rc = ts_cost_config_parse(&on, &sw->cost[s], err);
+        rc = take_commit_bases(&on, sw, &sw->commit_bases[s], err);
+        if (rc == TS_OK)
+            rc = ts_cost_config_parse(&on, &sw->cost[s], err);
         cJSON_Delete(obj);
     }
     cJSON_Delete(base);

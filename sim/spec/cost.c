@@ -85,6 +85,18 @@
  *       "hours_per_incident": h,           human hours per failure or preemption; default 0
  *       "hours_per_restart": h,            extra human hours per restart; default 0
  *       "hourly_rate": USD                 per human hour; default 0
+ *     },
+ *     "commitment": {                      reserved capacity as it is sold (parse_commitment);
+ *                                          pricing is then "reserved"
+ *       "term": duration,                  required: "1 y", "3 y" or a capacity block "14 d"
+ *       "gpus": n | "nodes": n,            committed; default the job's GPUs. In a sweep
+ *                                          "nodes" may be a list, a range or "auto" (the
+ *                                          sweep's node counts): the base is searched and
+ *                                          each reserved row keeps the cheapest (sim/search)
+ *       "gpu_hour": USD,                   per committed GPU-hour; default gpu_hour.reserved
+ *       "upfront": USD,                    paid once; default 0
+ *       "other_use_value": 0..1,           of the idle term's price recovered by other work
+ *       "burst_pricing": "on_demand" | "spot"   GPUs beyond it, time past it; default on_demand
  *     }
  *   }
  *
@@ -454,6 +466,16 @@ static int parse_commitment(const struct ts_jnode *node, struct ts_cost_config *
     int rc;
     if ((rc = ts_jnode_check_keys(node, commitment_keys, err)))
         return rc;
+    struct ts_jnode nn;
+    if (ts_jnode_child(node, "nodes", &nn) &&
+        (cJSON_IsArray(nn.json) || cJSON_IsObject(nn.json) || cJSON_IsString(nn.json))) {
+        bool words = cJSON_IsString(nn.json) && strcmp(nn.json->valuestring, "auto") != 0;
+        if (!words)
+            return ts_err_at(err, nn.file, nn.path,
+                             "a job commits one number of nodes; a list, a range or \"auto\" "
+                             "is searched by a sweep (trainsim sweep: the cheapest base + "
+                             "burst)");
+    }
     c->commit = true;
     c->commit_gpu_hour = NAN;
     c->burst_pricing = TS_PRICING_ON_DEMAND;
