@@ -142,12 +142,13 @@ def row(name, profile, system, gpus, model, precision, gbs, parallel, tps, sourc
 SAC_OP = {"save": "torchtitan_op"}
 # torchtitan Table 1 / Table 3: FSDP2 + torch.compile (+ float8), Llama 3.1 8B, local batch 2,
 # selective op AC (llama3_8b.toml).
-for gpus, tbl, bf, f8 in ((8, "Table 1", 6667, 8532), (128, "Table 3", 6514, 8380)):
+for gpus, tbl, bf, f8 in ((8, "torchtitan 2024-12 Table 1", 6667, 8532),
+                          (128, "torchtitan 2024-12 Table 3", 6514, 8380)):
     for prec, tps, tag in (("bf16", bf, "compile"), ("fp8", f8, "compile-float8")):
         row(f"titan-h100-llama3-8b-{tag}-g{gpus}", "pytorch-fsdp-compile", "dgx-h100", gpus,
             "llama3-8b", prec, 2 * gpus,
             {"tp": 1, "pp": 1, "zero": 3, "microbatch": 2, "recompute": SAC_OP},
-            tps, f"{TT_DOC}, {tbl} 'FSDP + torch.compile{' + Float8' if prec == 'fp8' else ''}'",
+            tps, f"{TT_DOC}, {tbl.split()[-2]} {tbl.split()[-1]} 'FSDP + torch.compile{' + Float8' if prec == 'fp8' else ''}'",
             f"Llama 3.1 8B, {gpus} GPUs, FSDP {gpus} (FULL_SHARD), local batch 2, global "
             f"{2 * gpus}, seq 8192, selective op AC, torch.compile"
             f"{', float8 linears (torchao; attention bf16)' if prec == 'fp8' else ', bf16'}; "
@@ -161,7 +162,7 @@ for seq, fsdp, cp, tps in ((32768, 8, 1, 3890), (65536, 4, 2, 2540), (131072, 2,
         tps, f"{TT_DOC}, Table 2 'FSDP {fsdp}, CP {cp}', sequence {seq}",
         f"Llama 3.1 8B, 8 GPUs, FSDP {fsdp} x CP {cp} (parameters sharded over FSDP x CP, "
         f"torchtitan's dp_shard_cp mesh), local batch 1, global {fsdp}, seq {seq}, full AC, "
-        f"torch.compile, float8 linears; {TT_HW}", "Table 2")
+        f"torch.compile, float8 linears; {TT_HW}", "torchtitan 2024-12 Table 2")
 # Table 4: 70B 2D, 256 GPUs FSDP 32 TP 8, local batch 16, full AC, compile + float8.
 for atp, tps in ((False, 829), (True, 876)):
     row(f"titan-h100-llama3-70b-tp8{'-asynctp' if atp else ''}-g256", "pytorch-fsdp-compile",
@@ -172,7 +173,7 @@ for atp, tps in ((False, 829), (True, 876)):
         "Llama 3.1 70B, 256 GPUs, FSDP 32 x TP 8 (torchtitan TP shards norms' activations: "
         "sequence parallel), local batch 16, global 512, seq 8192, full AC, torch.compile, "
         f"float8 linears{', async TP' if atp else ''}; {TT_CFG.format(m='70b')}; {TT_HW}",
-        "Table 4")
+        "torchtitan 2024-12 Table 4")
 # Table 5: 405B 3D, 512 GPUs FSDP 8 TP 8 PP 8, local batch 32, global 256.
 for sched, v, tps in (("1f1b", 1, 100), ("interleaved", 2, 128)):
     # torchtitan's generate_split_points (torchtitan/parallelisms/pipelining_utils.py at
@@ -189,7 +190,7 @@ for sched, v, tps in (("1f1b", 1, 100), ("interleaved", 2, 128)):
         "Llama 3.1 405B, 512 GPUs, FSDP 8 x TP 8 x PP 8, local batch 32, global 256, seq 8192, "
         "full AC, torch.compile, float8 linears, async TP; assumed: 8 microbatches of 4 "
         "(torchtitan's default pipeline_parallel_microbatches = pp degree at 9dec370) and, for "
-        f"the interleaved schedule, 2 stages per rank (its default split); {TT_HW}", "Table 5")
+        f"the interleaved schedule, 2 stages per rank (its default split); {TT_HW}", "torchtitan 2024-12 Table 5")
 # async TP benchmark (June 2025): 70B bf16 and float8 tensorwise; 8B on 64 GPUs.
 for prec, van, atp in (("bf16", 597.3, 652.4), ("fp8", 809.8, 942.4)):
     for on, tps in ((False, van), (True, atp)):
@@ -202,7 +203,7 @@ for prec, van, atp in (("bf16", 597.3, 652.4), ("fp8", 809.8, 942.4)):
             "Llama 3 70B, 256 GPUs, FSDP 32 x TP 8, local batch 16, global 512, full AC, "
             f"torch.compile, {'bf16' if prec == 'bf16' else 'float8 tensorwise linears'}"
             f"{', async TP' if on else ''}; assumed seq 8192 (llama3_70b.toml default); {TT_HW}",
-            "asyncTP 2025-06")
+            "torchtitan async TP 2025-06")
 for prec, van, atp in (("bf16", 4378, 4809.4), ("fp8", 5078.1, 5570.1)):
     for on, tps in ((False, van), (True, atp)):
         row(f"titan25-h100-llama3-8b-{prec}-tp8{'-asynctp' if on else ''}-g64",
@@ -214,7 +215,7 @@ for prec, van, atp in (("bf16", 4378, 4809.4), ("fp8", 5078.1, 5570.1)):
             "Llama 3 8B, 64 GPUs, FSDP 8 x TP 8, local batch 12, global 96, per-op SAC, "
             f"torch.compile, {'bf16' if prec == 'bf16' else 'float8 tensorwise linears'}"
             f"{', async TP' if on else ''}; assumed seq 8192 (llama3_8b.toml default); {TT_HW}",
-            "asyncTP 2025-06")
+            "torchtitan async TP 2025-06")
 # Trainy on WhiteFiber H200, torchtitan e7c0cae: 8B float8, local batch 2, 4 and 8 nodes.
 for nodes, tps in ((4, 10938), (8, 10753)):
     row(f"titan-h200-llama3-8b-compile-float8-g{8 * nodes}", "pytorch-fsdp-compile",
@@ -223,7 +224,8 @@ for nodes, tps in ((4, 10938), (8, 10753)):
         f"{TRAINY_DOC}, NUM_NODES {nodes}",
         f"Llama 3.1 8B, {8 * nodes} H200, FSDP {8 * nodes}, local batch 2, global "
         f"{16 * nodes}, seq 8192, selective op AC, torch.compile, float8 linears with float8 "
-        "all-gather (the all-gather's halved bytes are not modelled: bf16 gathers)", "Trainy H200")
+        "all-gather (the all-gather's halved bytes are not modelled: bf16 gathers)",
+        "torchtitan Trainy H200 2025-06")
 # OLMo-core README (2024-11), Llama 8B.
 for prec, tps in (("bf16", 9500), ("fp8", 12500)):
     row(f"olmocore-h100-llama-8b-{prec}", "pytorch-fsdp-compile", "dgx-h100", 64,
@@ -233,7 +235,7 @@ for prec, tps in (("bf16", 9500), ("fp8", 12500)):
         "Llama 3 8B with the dolma2 vocabulary, seq 4096, FSDP FULL_SHARD, microbatch 2, "
         f"global 1024, no AC, torch.compile, {'bf16' if prec == 'bf16' else 'float8 linears'}; "
         "assumed: 64 GPUs (8 nodes; the README does not state the GPU count) on DGX H100-class "
-        "nodes", "OLMo-core README")
+        "nodes", "OLMo-core README 2024-11")
 # BLOOM-176B.
 row("bloom-a100-176b-g384", "megatron-deepspeed", JEAN_ZAY, 384, BLOOM_MODEL, "bf16", 2048,
     # --pp-partition-method 'type:transformer|embedding': the two embeddings count as layers,

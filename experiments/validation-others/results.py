@@ -118,7 +118,7 @@ def main():
                 json.dump(doc, f, indent=2, ensure_ascii=False)
                 f.write("\n")
     if a.check:
-        lim = json.load(open(a.check))
+        lim = {k: v for k, v in json.load(open(a.check)).items() if k != "note"}
         bad = 0
         for (prof, dev), s in summary.items():
             t = lim.get(prof, {}).get(dev)
