@@ -51,9 +51,9 @@ BLOOM_DOC = ("bigscience-workshop/bigscience train/tr11-176B-ml/README.md (commi
 MTNLG_DOC = ("Smith et al. 2022, 'Using DeepSpeed and Megatron to Train Megatron-Turing NLG 530B' "
              "(arXiv 2201.11990) sec. 2.4 (system throughput): global batch 1920 on 280, 350 and "
              "420 DGX A100 servers, iteration time 60.1, 50.2 and 44.4 s (126, 121 and 113 TFLOP/s "
-             "per GPU); sec. 2.3: 8-way tensor (within a node) x 35-way pipeline, ZeRO data "
-             "parallelism; sec. 3.2/4: sequence 2048, 105 layers, hidden 20480, 128 heads; Selene "
-             "DGX A100 80GB, HDR InfiniBand")
+             "per GPU); sec. 2: 8-way tensor (within a node) x 35-way pipeline per 280-GPU replica, "
+             "ZeRO data parallelism, Selene DGX A100 80GB with HDR InfiniBand; sec. 3: sequence "
+             "2048, 105 layers, hidden 20480, 128 heads, global batch 1920")
 MAXTEXT_DOC = ("AI-Hypercomputer/maxtext MaxText/configs/a3/llama_2_7b/README.md at "
                "efb6d9e4a2856198f8272dcbfb7d9c91eda0728e (2024-04-09), 'Llama2-7B' table, "
                "TFLOP/sec/chip on N x A3 (h100-80gb-8); scripts {n}vm.sh at the same commit: "
@@ -84,7 +84,7 @@ MTNLG_MODEL = {
     "name": "mt-nlg-530b", "layers": 105, "hidden": 20480, "heads": 128, "kv_heads": 128,
     "ffn_hidden": 81920, "ffn": "gelu", "vocab": 51200, "seq_len": 2048,
     "tied_embeddings": True, "bias": True, "dropout": 0.1,
-    "source": "Smith et al. 2022 (arXiv 2201.11990) sec. 3.2 / Table 1: 105 layers, hidden "
+    "source": "Smith et al. 2022 (arXiv 2201.11990) sec. 3 (model configuration): 105 layers, hidden "
               "20480, 128 heads, sequence 2048, GPT-2 BPE vocabulary (50257), padded by "
               "Megatron-LM to a multiple of make-vocab-size-divisible-by 128 x TP 8 = 51200 "
               "(as models/korthikanti-530b.json); GeLU 4h MLP, tied embeddings, biases, "
