@@ -183,7 +183,11 @@ for sched, v, tps in (("1f1b", 1, 100), ("interleaved", 2, 128)):
     # torchtitan's generate_split_points (torchtitan/parallelisms/pipelining_utils.py at
     # 9dec370): 126 layers over 8 (16) stages give the first and last stage 15 (7) layers and
     # the others 16 (8), i.e. 15 layers on the first and last rank, 16 on the others.
-    par = {"tp": 8, "pp": 8, "zero": 3, "microbatch": 4, "sequence_parallel": True,
+    # With PP, torchtitan's FSDP2 does not reshard after forward (parallelize_llama.py at
+    # 9dec370: "For PP, do not reshard after forward to avoid per-microbatch all-gathers"):
+    # SHARD_GRAD_OP semantics, i.e. trainsim's zero 2 (weights held gathered per stage,
+    # gradients and optimizer state sharded).
+    par = {"tp": 8, "pp": 8, "zero": 2, "microbatch": 4, "sequence_parallel": True,
            "tp_comm_overlap": True, "recompute": "full", "schedule": sched,
            "first_stage_layers": 15, "last_stage_layers": 15}
     if v > 1:
@@ -192,9 +196,26 @@ for sched, v, tps in (("1f1b", 1, 100), ("interleaved", 2, 128)):
         "llama3-405b", "fp8", 256, par, tps,
         f"{TT_DOC}, Table 5 '{'Interleaved 1F1B' if v > 1 else '1F1B'}'",
         "Llama 3.1 405B, 512 GPUs, FSDP 8 x TP 8 x PP 8, local batch 32, global 256, seq 8192, "
-        "full AC, torch.compile, float8 linears, async TP; assumed: 8 microbatches of 4 "
+        "full AC, torch.compile, float8 linears, async TP; FSDP without resharding after "
+        "forward under PP (torchtitan's rule): zero 2; assumed: 8 microbatches of 4 "
         "(torchtitan's default pipeline_parallel_microbatches = pp degree at 9dec370) and, for "
         f"the interleaved schedule, 2 stages per rank (its default split); {TT_HW}", "torchtitan 2024-12 Table 5")
+# Table 6: 405B 4D, 512 GPUs TP 8 x PP 8 x FSDP x CP, local batch 8, 1F1B, full AC, compile,
+# float8, async TP; split and microbatch count as Table 5 (8 microbatches of 1).
+for seq, fsdp, cp, tps in ((32768, 8, 1, 76), (65536, 4, 2, 47), (131072, 2, 4, 31),
+                           (262144, 1, 8, 16)):
+    row(f"titan-h100-llama3-405b-pp8-cp{cp}-s{seq}-g512", "pytorch-fsdp-compile", "dgx-h100",
+        512, with_seq("llama3-405b", seq), "fp8", 8 * fsdp,
+        {"tp": 8, "pp": 8, "cp": cp, "zero": 2, "microbatch": 1, "sequence_parallel": True,
+         "tp_comm_overlap": True, "recompute": "full", "schedule": "1f1b",
+         "first_stage_layers": 15, "last_stage_layers": 15},
+        tps, f"{TT_DOC}, Table 6 'FSDP {fsdp}, CP {cp}', sequence {seq}",
+        f"Llama 3.1 405B, 512 GPUs, TP 8 x PP 8 x FSDP {fsdp} x CP {cp}, local batch 8, global "
+        f"{8 * fsdp}, seq {seq}, 1F1B, full AC, torch.compile, float8 linears, async TP; FSDP "
+        "without resharding after forward under PP (torchtitan's rule): zero 2; "
+        "assumed: 8 microbatches of 1 (torchtitan's default pipeline_parallel_microbatches = "
+        f"pp degree at 9dec370), layers split 15 / 16 x 6 / 15 as Table 5; {TT_HW}",
+        "torchtitan 2024-12 Table 6")
 # async TP benchmark (June 2025): 70B bf16 and float8 tensorwise; 8B on 64 GPUs.
 for prec, van, atp in (("bf16", 597.3, 652.4), ("fp8", 809.8, 942.4)):
     for on, tps in ((False, van), (True, atp)):
