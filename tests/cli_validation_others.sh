@@ -32,7 +32,7 @@ done
 
 # Accuracy: within the regression thresholds (results.py exits 3 when one is exceeded);
 # every job feasible; the profiles' bands equal the rows' errors now (run.sh --write-bands).
-# Under valgrind (tests/valgrind.sh sets TS_VALGRIND=1) the 37 runs take minutes and repeat
+# Under valgrind (tests/valgrind.sh sets TS_VALGRIND=1) the 43 runs take minutes and repeat
 # the same code paths: the sanitizer run checks accuracy, valgrind runs the largest job (MT-NLG
 # on 3,360 GPUs, the most events) and the two runs below.
 check_accuracy() {

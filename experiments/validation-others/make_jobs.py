@@ -104,6 +104,29 @@ def olmo_llama8b():
     return m
 
 
+# OLMo-core's OLMo-1124 configs at 41400c4 (src/olmo_core/nn/transformer/config.py:
+# olmo_{1B,7B,13B} = llama2_{1B,7B,13B} with reordered norms, QK-norm, rope theta 5e5;
+# llama_like: SwiGLU hidden int(8 d / 3) rounded up to a multiple of 256, no biases, untied
+# output).
+OLMO_SIZES = {"1B": (18, 2048, 16, 5632), "7B": (32, 4096, 32, 11008),
+              "13B": (40, 5120, 40, 13824)}
+
+
+def olmo_model(size):
+    layers, d, heads, ffn = OLMO_SIZES[size]
+    return {"name": f"olmo-1124-{size.lower()}", "layers": layers, "hidden": d, "heads": heads,
+            "kv_heads": heads, "ffn_hidden": ffn, "ffn": "swiglu", "vocab": 100352,
+            "seq_len": 4096, "tied_embeddings": False, "bias": False, "dropout": 0.0,
+            "source": "allenai/OLMo-core src/olmo_core/nn/transformer/config.py at "
+                      "41400c46fcce82cf2f8c491e51d861b1ffef5798: TransformerConfig.olmo_"
+                      f"{size} -> llama2_{size}: d_model {d}, n_layers {layers}, n_heads "
+                      f"{heads}; llama_like SwiGLU hidden int(8 d / 3) rounded up to 256 = "
+                      f"{ffn}; vocab: dolma2 padded to 100352; sequence 4096 (the README's "
+                      "context length).",
+            "notes": "QK-norm (two RMSNorms over q and k) and the reordered norms are not "
+                     "represented separately: element-wise, fused by torch.compile."}
+
+
 def with_seq(model_name, seq):
     m = json.load(open(os.path.join(ROOT, "models", model_name + ".json")))
     m["name"] = f"{model_name}-s{seq}"
@@ -261,6 +284,20 @@ for prec, tps in (("bf16", 9500), ("fp8", 12500)):
         f"global 1024, no AC, torch.compile, {'bf16' if prec == 'bf16' else 'float8 linears'}; "
         "assumed: 64 GPUs (8 nodes; the README does not state the GPU count) on DGX H100-class "
         "nodes", "OLMo-core README 2024-11")
+# OLMo-core README (2024-11), OLMo-1124 1B / 7B / 13B (src/scripts/train/OLMo-{1B,7B,13B}.py):
+# compile, FSDP param bf16 / reduce fp32, fused AdamW, no activation checkpointing.
+for size, tps_bf, tps_f8, mbs, gbs in (("1B", 44000, 51000, 4, 1024), ("7B", 10000, 13000, 2, 1024),
+                                       ("13B", 4600, 5500, 1, 2048)):
+    for prec, tps in (("bf16", tps_bf), ("fp8", tps_f8)):
+        row(f"olmocore-h100-olmo-{size.lower()}-{prec}", "pytorch-fsdp-compile", "dgx-h100", 64,
+            olmo_model(size), prec, gbs,
+            {"tp": 1, "pp": 1, "zero": 3, "microbatch": mbs, "recompute": "none"}, tps,
+            f"{OLMO_DOC.replace('Llama-8B.py', f'OLMo-{size}.py')}, row '{size} OLMo-1124 4096 "
+            f"{'BF16' if prec == 'bf16' else 'BF16/FP8'}'",
+            f"OLMo-1124 {size}, seq 4096, FSDP FULL_SHARD, microbatch {mbs}, global {gbs}, no "
+            f"AC, torch.compile, {'bf16' if prec == 'bf16' else 'float8 linears'}; assumed: 64 "
+            "GPUs (8 nodes; the README does not state the GPU count) on DGX H100-class nodes",
+            "OLMo-core README 2024-11")
 # BLOOM-176B.
 row("bloom-a100-176b-g384", "megatron-deepspeed", JEAN_ZAY, 384, BLOOM_MODEL, "bf16", 2048,
     # --pp-partition-method 'type:transformer|embedding': the two embeddings count as layers,
