@@ -331,8 +331,9 @@ for n, tf in ((1, 492), (2, 422), (4, 407), (8, 409), (16, 375)):
         f"{MAXTEXT_DOC.format(n=n)}; {n}x A3: {tf} TFLOP/sec/chip",
         f"Llama2-7B, {8 * n} H100 80GB ({n} A3 VMs), FSDP 8 inside each VM x data parallel "
         f"{n} across VMs (zero_group 8), per-device batch 4 (microbatch 4, global {32 * n}), "
-        "seq 4096, remat minimal_flash (= minimal_with_context: dot outputs and the flash "
-        "context kept), cuDNN flash attention, bf16", "MaxText A3")
+        "seq 4096, remat minimal_flash (MaxText/layers/models.py at efb6d9e: "
+        "checkpoint_dots_with_no_batch_dims + save_only_these_names('context') = trainsim's "
+        "minimal_with_context), cuDNN flash attention, bf16", "MaxText A3")
 
 
 def job(r):
