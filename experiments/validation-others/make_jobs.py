@@ -146,7 +146,9 @@ JEAN_ZAY = {
     "source": "BLOOM paper (arXiv 2211.05100) sec. 3.4 and bigscience tr11-176B-ml README "
               "(hardware): Jean Zay A100 partition, 8 x A100 SXM4 80GB per node on NVLink, "
               "4 x 100 Gb/s Omni-Path per node (= 50 Gb/s per GPU), non-blocking fat tree. "
-              "NVLink and per-hop constants as hardware/systems/dgx-a100-80g.json.",
+              "NVLink and per-hop constants as hardware/systems/dgx-a100-80g.json (assumed: an "
+              "NVSwitch HGX A100 8-GPU board; the paper says 4 NVLink GPU-to-GPU "
+              "interconnects per node).",
 }
 
 # ---- rows ----------------------------------------------------------------------------------
