@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# The validation set of the profiles pytorch-fsdp-compile, megatron-deepspeed and jax-maxtext
+# (experiments/validation-others): the shipped jobs and published.json are what make_jobs.py
+# writes from its cited rows, byte for byte; every job runs feasible; the errors against the
+# published tokens/s per GPU stay within the regression thresholds of thresholds.json (the
+# errors measured when the rows were added plus 2 points, so a regression fails); each
+# profile's "validation" band is the one these rows give now; a validated run reports it.
+# Needs python3 (in .ci/run and README's install line).
+. "$(dirname "$0")/cli.bash" cli_validation_others "$@"
+X=$ROOT/experiments/validation-others
+
+# The jobs are generated from the cited rows (make_jobs.py also rewrites published.json in
+# its own folder, so it runs on a copy of the experiment).
+mkdir -p "$tmp/exp/experiments" "$tmp/exp/models"
+cp -r "$X" "$tmp/exp/experiments/validation-others"
+cp "$ROOT"/models/*.json "$tmp/exp/models/"
+python3 "$tmp/exp/experiments/validation-others/make_jobs.py" --out "$tmp/jobs" >"$tmp/make.out" 2>&1 ||
+    fail "make_jobs.py failed: $(cat "$tmp/make.out")"
+shipped=("$ROOT"/configs/validation/others/*.json)
+made=("$tmp"/jobs/*.json)
+[ "${#shipped[@]}" -eq "${#made[@]}" ] || fail "${#shipped[@]} shipped jobs, make_jobs.py writes ${#made[@]}"
+for f in "${made[@]}"; do
+    cmp -s "$f" "$ROOT/configs/validation/others/$(basename "$f")" ||
+        fail "configs/validation/others/$(basename "$f") differs from what make_jobs.py writes"
+done
+cmp -s "$tmp/exp/experiments/validation-others/published.json" "$X/published.json" ||
+    fail "experiments/validation-others/published.json differs from what make_jobs.py writes"
+for f in "${shipped[@]}"; do
+    grep -q '"description": "Published: [0-9.]* tokens/s/GPU. Source: ' "$f" ||
+        fail "$(basename "$f") states its published figure and source"
+done
+
+# Accuracy: within the regression thresholds (results.py exits 3 when one is exceeded);
+# every job feasible; the profiles' bands equal the rows' errors now (run.sh --write-bands).
+# Under valgrind (tests/valgrind.sh sets TS_VALGRIND=1) the 43 runs take minutes and repeat
+# the same code paths: the sanitizer run checks accuracy, valgrind runs the largest job (MT-NLG
+# on 3,360 GPUs, the most events) and the two runs below.
+check_accuracy() {
+    python3 "$X/results.py" --trainsim "$BIN" --root "$ROOT" --out "$tmp/res" \
+        --check "$X/thresholds.json" >"$tmp/res.out" 2>"$tmp/res.err"
+    rc=$?
+    [ "$rc" -eq 0 ] || fail "results.py exit $rc: $(cat "$tmp/res.err")"
+
+    python3 - "$tmp/res/results.csv" "$ROOT/configs/software" >"$tmp/bands.out" 2>&1 <<'PY' ||
+import csv, json, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+bad = [r["name"] for r in rows if r["feasible"] != "True"]
+assert not bad, f"infeasible: {bad}"
+groups = {}
+for r in rows:
+    if r["group"] == r["device"]:  # rows measured on a part outside the catalogue: no band
+        groups.setdefault((r["profile"], r["device"]), []).append(float(r["error"]))
+for (prof, dev), e in groups.items():
+    doc = json.load(open(f"{sys.argv[2]}/{prof}.json"))
+    band = [b for b in doc["validation"] if b["device"] == dev]
+    assert band, f"{prof}.json has no validation entry for {dev}"
+    b = band[0]
+    assert b["n_rows"] == len(e), f"{prof} x {dev}: n_rows {b['n_rows']}, {len(e)} rows"
+    for key, want in (("min_error", min(e)), ("max_error", max(e))):
+        assert abs(b[key] - want) <= 0.0015, f"{prof} x {dev}: {key} {b[key]}, rows give {want:.4f}"
+PY
+        fail "bands: $(cat "$tmp/bands.out")"
+}
+if [ "${TS_VALGRIND:-0}" = 1 ]; then
+    run big run "$ROOT/configs/validation/others/mtnlg-a100-530b-g3360.json" --format json
+    expect_rc big 0
+    expect_in "$tmp/big.out" '"feasible":  true' "MT-NLG 3360 GPUs runs"
+else
+    check_accuracy
+fi
+
+# A run on a validated pair reports the band; deepspeed-zero3 has no rows and says so.
+run one run "$ROOT/configs/validation/others/maxtext-a3-llama2-7b-g8.json" --format json
+expect_rc one 0
+expect_in "$tmp/one.out" '"validated":  true' "jax-maxtext on H100 validated"
+expect_in "$tmp/one.out" '"residual_band"' "jax-maxtext on H100 band"
+sed 's/"software": "jax-maxtext"/"software": "deepspeed-zero3"/' \
+    "$ROOT/configs/validation/others/maxtext-a3-llama2-7b-g8.json" >"$tmp/z3.json"
+run z3 run "$tmp/z3.json" --format json
+expect_rc z3 0
+expect_in "$tmp/z3.out" '"validated":  false' "deepspeed-zero3 not validated"
+finish
