@@ -64,10 +64,10 @@ RELEASE_TAG = {"25.11": "v0.2.0", "26.02": "v0.3.0", "26.02.01": "v0.3.1", "26.0
 # scripts/performance/configs/gpt_oss/{,gpt_oss_}workload_base_configs.py (the V2 presets from
 # 26.02 on, GBS 1280) with gpt_oss_llm_pretrain.py and utils/overrides.py: the model recipe and
 # GPTOSSProvider say moe_token_dispatcher_type "alltoall"; a preset's
-# moe_flex_dispatcher_backend reaches the model only from e1088f624 (2026-04-02, first in
-# v0.4.0: gpt_oss_llm_pretrain.py and set_workload_base_configs call
-# apply_flex_dispatcher_backend); before that it only set launcher environment variables
-# (perf_plugins.py). (dispatcher, EP overlap, what the recipe says)
+# moe_flex_dispatcher_backend reaches the model only from v0.4.0 (gpt_oss_llm_pretrain.py calls
+# apply_flex_dispatcher_backend since acc52e249, set_workload_base_configs since e1088f624 /
+# its r0.4.0 cherry-pick bde8388ed; neither is on r0.3.0); before that it only set launcher
+# environment variables (perf_plugins.py). (dispatcher, EP overlap, what the recipe says)
 GPT_OSS = {
     ("25.11", "DGX-H100"): ("alltoall", False, "H100 preset: no flex backend, no EP overlap"),
     ("25.11", "DGX-B200"): ("alltoall", False, "B200 preset: EP 64, no flex backend, no EP overlap"),
@@ -197,7 +197,7 @@ EXAMINED = {
         "cells; the 25.11 cells MBS 2 / VP 24 also contradict the 25.11 recipe (MBS 1, VP 12, "
         "tag v0.2.1 QWEN3_30B_A3B_H100_FP8_CS_BASE_CONFIG). The prediction sits with the fast "
         "figures; 25.11 and 26.02 are about half of them, a release effect trainsim does not "
-        "describe. The 26.x rows ran the flex dispatcher (HybridEP) per their recipes, for which "
+        "describe. The 26.x rows ran the flex dispatcher (DeepEP in 26.02, HybridEP from 26.02.01) per their recipes, for which "
         "no H100 constant is fitted, so they are left out",
 }
 
