@@ -162,8 +162,9 @@ static void megatron_bridge_moe_runs_are_reproduced_within_the_validation_thresh
 {
     (void)state;
     /* experiments/validation-moe: the BF16 (and H100 FP8 Qwen3-235B) MoE pre-training rows of
-     * the Megatron-Bridge performance summary, profiles megatron-bridge-alltoall / -flex with
-     * one constant per device fitted on one named row (fit.py) */
+     * the Megatron-Bridge performance summary, profiles megatron-bridge-alltoall / -flex /
+     * -flex-eager (the dispatcher each row's release ran) with one constant per device fitted
+     * on one named row (fit.py) */
     assert_int_equal(check_file("experiments/validation-moe/published.json"), 21);
 }
 

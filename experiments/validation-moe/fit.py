@@ -18,12 +18,18 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 
-# (profile, device): the job of the fit row. Middle releases (26.04) of the repeated GPT-OSS
-# rows; DeepSeek-V3 for the flex profile (the only other flex row, Qwen3-235B, is validation).
+# (profile, device): the job of the fit row, one per pair, each a row whose release's recipe ran
+# what the profile describes (README.md "Dispatcher of each row"), the most recent such release.
+# alltoall: 26.04.01 (Megatron-Bridge v0.4.2: GPT-OSS alltoall on all three systems). flex-eager:
+# the 26.04 GPT-OSS B200 / GB200 rows (v0.4.0: HybridEP, no CUDA graphs), the only ones. flex:
+# DeepSeek-V3 (the only other flex row, Qwen3-235B, is validation). No row: flex and flex-eager
+# on H100 and flex on B200 (unvalidated).
 FIT = [
-    ("megatron-bridge-alltoall", "h100-sxm", "configs/validation/moe-h100-gpt-oss-120b-bf16-g64-2604.json"),
-    ("megatron-bridge-alltoall", "b200-sxm", "configs/validation/moe-b200-gpt-oss-120b-bf16-g64-2604.json"),
-    ("megatron-bridge-alltoall", "gb200", "configs/validation/moe-gb200-gpt-oss-120b-bf16-g64-2604.json"),
+    ("megatron-bridge-alltoall", "h100-sxm", "configs/validation/moe-h100-gpt-oss-120b-bf16-g64-260401.json"),
+    ("megatron-bridge-alltoall", "b200-sxm", "configs/validation/moe-b200-gpt-oss-120b-bf16-g64-260401.json"),
+    ("megatron-bridge-alltoall", "gb200", "configs/validation/moe-gb200-gpt-oss-120b-bf16-g64-260401.json"),
+    ("megatron-bridge-flex-eager", "b200-sxm", "configs/validation/moe-b200-gpt-oss-120b-bf16-g64-2604.json"),
+    ("megatron-bridge-flex-eager", "gb200", "configs/validation/moe-gb200-gpt-oss-120b-bf16-g64-2604.json"),
     ("megatron-bridge-flex", "gb200", "configs/validation/moe-gb200-deepseek-v3-bf16-g256-2511.json"),
 ]
 

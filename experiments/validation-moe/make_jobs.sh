@@ -46,50 +46,113 @@ MODEL = {"DeepSeekV3": "deepseek-v3", "Qwen3_30B_a3B": "qwen3-30b-a3b",
 PRECISION = {"BF16": "bf16", "FP8": "fp8", "FP8-CS": "fp8"}
 # Software profiles (configs/software): the alltoall recipes without CUDA graphs, and the flex
 # (DeepEP / HybridEP) recipes with TE CUDA graphs.
-PROFILE = {"alltoall": "megatron-bridge-alltoall", "deepep": "megatron-bridge-flex"}
+# Software profiles (configs/software): the alltoall recipes without CUDA graphs, the flex
+# (DeepEP / HybridEP) recipes with TE CUDA graphs, and the flex recipes without CUDA graphs
+# (GPT-OSS 26.04). Each job names the one its release's recipe ran (README.md "Dispatcher of
+# each row").
+PROFILE = {("alltoall", False): "megatron-bridge-alltoall", ("deepep", True): "megatron-bridge-flex",
+           ("deepep", False): "megatron-bridge-flex-eager"}
 ALL_SAVED = ["input", "norm1_out", "q", "k", "v", "core_attn_out", "residual1", "norm2_out",
              "mlp_gate", "mlp_up", "mlp_act"]
 
-# Recipe settings (README.md "Recipe settings", read from src/megatron/bridge/perf_recipes at
-# the commit of the CSV): dispatcher (flex with DeepEP / HybridEP -> "deepep"), the
-# batch-level EP all-to-all overlap, and Megatron's recompute_modules as the tensors not
-# saved ("layernorm": both norm outputs; "moe_act": the expert activation; "mla_up_proj":
-# the MLA up-projected q, k, v).
-def recipe(model, system):
+# The Megatron-Bridge release of each NeMo container (docs/versions1.json at the CSV's commit:
+# "0.2.0 · 25.11", "0.3.0 · 26.02", "0.3.1 · 26.02.01", "0.4.0 · 26.04", "0.4.2 · 26.04.01").
+RELEASE_TAG = {"25.11": "v0.2.0", "26.02": "v0.3.0", "26.02.01": "v0.3.1", "26.04": "v0.4.0",
+               "26.04.01": "v0.4.2"}
+
+# GPT-OSS 120B per release and system, read at the release tag from
+# scripts/performance/configs/gpt_oss/{,gpt_oss_}workload_base_configs.py (the V2 presets from
+# 26.02 on, GBS 1280) with gpt_oss_llm_pretrain.py and utils/overrides.py: the model recipe and
+# GPTOSSProvider say moe_token_dispatcher_type "alltoall"; a preset's
+# moe_flex_dispatcher_backend reaches the model only from v0.4.0 (gpt_oss_llm_pretrain.py calls
+# apply_flex_dispatcher_backend since acc52e249, set_workload_base_configs since e1088f624 /
+# its r0.4.0 cherry-pick bde8388ed; neither is on r0.3.0); before that it only set launcher
+# environment variables (perf_plugins.py). (dispatcher, EP overlap, what the recipe says)
+GPT_OSS = {
+    ("25.11", "DGX-H100"): ("alltoall", False, "H100 preset: no flex backend, no EP overlap"),
+    ("25.11", "DGX-B200"): ("alltoall", False, "B200 preset: EP 64, no flex backend, no EP overlap"),
+    ("25.11", "DGX-GB200"): ("alltoall", False, "GB200 preset: EP 64, no flex backend, no EP "
+                             "overlap (the row's GBS 1280, MBS 1, seq 8192 are not the preset's "
+                             "512, 4, 4096: launch overrides the table does not list)"),
+    ("26.02", "DGX-H100"): ("alltoall", False, "H100_BF16_V2: no flex backend, no EP overlap"),
+    ("26.02", "DGX-B200"): ("alltoall", False, "B200_BF16_V2: EP 64, no flex backend, no EP overlap"),
+    ("26.02", "DGX-GB200"): ("alltoall", False, "GB200_BF16_V2: EP 64, no flex backend, no EP overlap"),
+    ("26.02.01", "DGX-H100"): ("alltoall", False, "H100_BF16_V2: no flex backend, no EP overlap"),
+    ("26.02.01", "DGX-B200"): ("alltoall", False, "B200_BF16_V2 at v0.3.1 says EP 64; the table's "
+                               "EP 8 is r0.3.0 904597bd3 (EP 8, moe_flex_dispatcher_backend "
+                               "hybridep, the minute before the table), whose backend field v0.3.x "
+                               "never applies to the model (env variables only): alltoall, no EP "
+                               "overlap"),
+    ("26.02.01", "DGX-GB200"): ("alltoall", False, "GB200_BF16_V2: EP 64, no flex backend, no EP "
+                                "overlap"),
+    ("26.04", "DGX-H100"): ("alltoall", False, "H100_BF16_V2: no flex backend (set_workload_base_"
+                            "configs then forces alltoall), no EP overlap"),
+    ("26.04", "DGX-B200"): ("deepep", False, "B200_BF16_V2: EP 8, moe_flex_dispatcher_backend "
+                            "hybridep (flex dispatcher via apply_flex_dispatcher_backend), no EP "
+                            "overlap"),
+    ("26.04", "DGX-GB200"): ("deepep", True, "GB200_BF16_V2: EP 64, moe_flex_dispatcher_backend "
+                             "hybridep (flex dispatcher via apply_flex_dispatcher_backend), "
+                             "moe_a2a_overlap True"),
+    ("26.04.01", "DGX-H100"): ("alltoall", False, "H100_BF16_V2: no flex backend, no EP overlap"),
+    ("26.04.01", "DGX-B200"): ("alltoall", False, "B200_BF16_V2: EP 8, no flex backend (1903ad7d0, "
+                               "cherry-picked as 78934c150), no EP overlap"),
+    ("26.04.01", "DGX-GB200"): ("alltoall", True, "GB200_BF16_V2: EP 64, no flex backend "
+                                "(1513a1026, cherry-picked as ee3d3068b), moe_a2a_overlap True"),
+}
+
+# Recipe settings (README.md "Recipe settings" and "Dispatcher of each row"): dispatcher (flex
+# with DeepEP / HybridEP -> "deepep"), the batch-level EP all-to-all overlap, CUDA graphs, and
+# Megatron's recompute_modules as the tensors not saved ("layernorm": both norm outputs;
+# "moe_act": the expert activation; "mla_up_proj": the MLA up-projected q, k, v).
+def recipe(model, system, release):
     if model == "gpt-oss-120b":
-        # gpt_oss/{h100,b200,gb200}/gpt_oss.py: moe_token_dispatcher_type "alltoall" (no
-        # apply_flex_dispatcher_backend call); overlap_moe_expert_parallel_comm only on GB200;
-        # recompute_modules ["layernorm", "moe_act"]
-        return ("alltoall", system == "DGX-GB200", ["norm1_out", "norm2_out", "mlp_act"],
-                "gpt_oss/%s/gpt_oss.py: alltoall dispatcher, EP overlap %s, recompute "
-                "layernorm + moe_act" % (SYS_TAG[system], "on" if system == "DGX-GB200" else "off"))
+        # recompute_modules ["layernorm", "moe_act"] in the H100 / B200 / GB200 presets of every
+        # release; no CUDA graphs (cuda_graph_impl "none" in the model recipe; only the GB300 /
+        # B300 presets set TE graphs)
+        dispatcher, overlap, text = GPT_OSS[(release, system)]
+        return (dispatcher, overlap, False, ["norm1_out", "norm2_out", "mlp_act"],
+                "Megatron-Bridge %s %s; recompute layernorm + moe_act, no CUDA graphs" % (
+                    RELEASE_TAG[release], text))
     if model == "qwen3-235b-a22b" and system == "DGX-H100":
         # qwen/h100/qwen3_moe.py (BF16 / FP8-CS): moe_flex_dispatcher_backend None -> alltoall;
         # moe_a2a_overlap / overlap_moe_expert_parallel_comm / delay_wgrad_compute on; no
         # recompute, no CUDA graphs
-        return ("alltoall", True, [],
-                "qwen/h100/qwen3_moe.py: alltoall dispatcher, EP overlap on, no recompute, no "
-                "CUDA graphs")
+        # The same QWEN3_235B_A22B_PRETRAIN_CONFIG_H100_FP8_CS preset (moe_a2a_overlap True, no
+        # flex backend) at v0.2.0 (workload_base_configs.py), v0.3.0, v0.3.1, v0.4.0 and v0.4.2
+        # (qwen3_workload_base_configs.py, V2: GBS 8192); Qwen3MoEProvider alltoall.
+        return ("alltoall", True, False, [],
+                "Megatron-Bridge %s qwen3 H100 FP8_CS preset: alltoall dispatcher (no flex "
+                "backend), moe_a2a_overlap True, no recompute, no CUDA graphs" % RELEASE_TAG[release])
     if model == "qwen3-30b-a3b" and system == "DGX-H100":
         # 25.11 qwen3/workload_base_configs.py QWEN3_30B_A3B_H100_FP8_CS_BASE_CONFIG (tag
         # v0.2.1, table commit 97ad8cc6f): no flex backend (alltoall), moe_a2a_overlap True,
         # no recompute, no CUDA graphs (only the BF16 preset sets them). Later releases set
         # moe_flex_dispatcher_backend "hybridep" (c0b9a0003 on): flex profile, no H100 constant.
-        return ("alltoall", True, [],
+        return ("alltoall", True, False, [],
                 "qwen3/workload_base_configs.py (25.11) H100 FP8-CS: alltoall dispatcher, EP "
                 "overlap on, no recompute, no CUDA graphs")
     if model == "deepseek-v3" and system == "DGX-GB200":
         # deepseek/gb200/deepseek_v3.py (BF16): the model recipe's flex dispatcher with
         # HybridEP, no EP overlap, recompute_modules ["mla_up_proj"]
-        return ("deepep", False, ["q", "k", "v"],
-                "deepseek/gb200/deepseek_v3.py (BF16): flex dispatcher, HybridEP backend, EP "
-                "overlap off, recompute mla_up_proj")
+        # v0.2.0 deepseek/workload_base_configs.py DEEPSEEK_V3_GB200_BASE_CONFIG (= BF16):
+        # moe_flex_dispatcher_backend hybridep (passed to the model recipe, which calls
+        # apply_flex_dispatcher_backend), moe_a2a_overlap False, recompute mla_up_proj, TE CUDA
+        # graphs over moe_router and moe_preprocess
+        return ("deepep", False, True, ["q", "k", "v"],
+                "Megatron-Bridge v0.2.0 DEEPSEEK_V3_GB200_BASE_CONFIG: flex dispatcher, HybridEP "
+                "backend, EP overlap off, recompute mla_up_proj, TE CUDA graphs (moe_router, "
+                "moe_preprocess)")
     if model == "qwen3-235b-a22b" and system == "DGX-GB200":
         # qwen/gb200/qwen3_moe.py: flex with HybridEP (the BF16 row reuses the file; the
         # table does not state the backend)
-        return ("deepep", False, [],
-                "qwen/gb200/qwen3_moe.py: flex dispatcher, HybridEP backend (assumed for the "
-                "BF16 row), no recompute")
+        # v0.2.0 qwen3/workload_base_configs.py QWEN3_235B_A22B_GB200_BF16_BASE_CONFIG:
+        # hybridep (passed to the model recipe, apply_flex_dispatcher_backend), TE CUDA graphs
+        # over attn, moe_router, moe_preprocess; the preset is 64 GPUs PP 8 EP 8 GBS 1024, the row
+        # 256 GPUs PP 8 VP 3 EP 32 GBS 8192 (launch overrides)
+        return ("deepep", False, True, [],
+                "Megatron-Bridge v0.2.0 QWEN3_235B_A22B_GB200_BF16_BASE_CONFIG: flex dispatcher, "
+                "HybridEP backend, TE CUDA graphs (attn, moe_router, moe_preprocess), no "
+                "recompute (the preset's layout is 64 GPUs PP 8 EP 8; the row's differs)")
     raise SystemExit("no recipe settings for %s on %s" % (model, system))
 
 # Uneven pipeline splits where pp does not divide the layers: Megatron-Core counts the
@@ -134,7 +197,7 @@ EXAMINED = {
         "cells; the 25.11 cells MBS 2 / VP 24 also contradict the 25.11 recipe (MBS 1, VP 12, "
         "tag v0.2.1 QWEN3_30B_A3B_H100_FP8_CS_BASE_CONFIG). The prediction sits with the fast "
         "figures; 25.11 and 26.02 are about half of them, a release effect trainsim does not "
-        "describe. The 26.x rows ran the flex dispatcher (HybridEP) per their recipes, for which "
+        "describe. The 26.x rows ran the flex dispatcher (DeepEP in 26.02, HybridEP from 26.02.01) per their recipes, for which "
         "no H100 constant is fitted, so they are left out",
 }
 
@@ -184,7 +247,7 @@ with open(rows_csv, newline="") as f:
         # expert = mean.
         m["moe"]["load_imbalance"] = 1.0
         changed.append("moe.load_imbalance 1.0 (forced balance)")
-        dispatcher, overlap, unsaved, recipe_text = recipe(model, system)
+        dispatcher, overlap, graphs, unsaved, recipe_text = recipe(model, system, r["release"])
         par = collections.OrderedDict()
         par["tp"], par["pp"], par["cp"], par["ep"], par["etp"] = tp, pp, cp, ep, 1
         par["microbatch"] = mbs
@@ -229,7 +292,7 @@ with open(rows_csv, newline="") as f:
         job["gpus"] = gpus
         job["global_batch"] = gbs
         job["precision"] = PRECISION[r["precision"]]
-        job["software"] = PROFILE[dispatcher]
+        job["software"] = PROFILE[(dispatcher, graphs)]
         job["parallel"] = par
         path = os.path.join(out, tag + ".json")
         with open(path, "w") as g:

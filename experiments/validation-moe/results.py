@@ -16,7 +16,8 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 
 
 def write_bands(root, res):
-    """The residual band of each (profile, device) into configs/software/PROFILE.json."""
+    """The residual band of each (profile, device) with a validation row (one that is not its
+    fit row) into configs/software/PROFILE.json."""
     import collections
     for profile in sorted(set(x["software"] for x in res)):
         path = os.path.join(root, "configs/software/%s.json" % profile)
@@ -24,14 +25,22 @@ def write_bands(root, res):
             sw = json.load(f, object_pairs_hook=collections.OrderedDict)
         bands = []
         for dev in sorted(set(x["device"] for x in res if x["software"] == profile)):
-            e = [x["error"] for x in res if x["software"] == profile and x["device"] == dev]
+            rows = [x for x in res if x["software"] == profile and x["device"] == dev]
+            # A pair whose only row is its fit row has no validation: no band (run output then
+            # says "not validated" and uses the default band), not a band of zero width.
+            if all(x["fit"] for x in rows):
+                continue
+            e = [x["error"] for x in rows]
             bands.append(collections.OrderedDict([
                 ("device", dev),
                 ("rows", "Megatron-Bridge performance summary MoE rows "
                          "(experiments/validation-moe/results.md), %d rows incl. the fit row" % len(e)),
                 ("n_rows", len(e)), ("min_error", round(min(e), 3)),
                 ("max_error", round(max(e), 3))]))
-        sw["validation"] = bands
+        if bands:
+            sw["validation"] = bands
+        else:
+            sw.pop("validation", None)
         with open(path, "w") as f:
             json.dump(sw, f, indent=2, ensure_ascii=False)
             f.write("\n")
