@@ -406,6 +406,47 @@ static void megatron_core_has_no_contention_and_fsdp_profiles_do(void **state)
 }
 
 
+/* Scale-up bytes of one iteration (llama3-8b, 8 GPUs, ZeRO-1: gradient reduce-scatter and
+ * parameter all-gather) with the profile's grad_reduce_dtype and an optional job override. */
+static double up_bytes_with(const char *profile_dtype, const char *job_dtype)
+{
+    char extra[1024];
+    snprintf(extra, sizeof extra,
+             "\"software\": {\"name\": \"r\", \"description\": \"d\", \"source\": \"s\", "
+             "\"grad_reduce_dtype\": \"%s\"}, \"parallel\": {\"zero\": 1%s%s%s}", profile_dtype,
+             job_dtype ? ", \"grad_reduce_dtype\": \"" : "", job_dtype ? job_dtype : "",
+             job_dtype ? "\"" : "");
+    struct ts_job job;
+    struct ts_err err;
+    must_parse(parse_llama("dgx-h100", extra, &job, &err), &err);
+    struct ts_eval_scratch s;
+    assert_int_equal(ts_eval_scratch_init(&s), 0);
+    struct ts_iteration it;
+    ts_step_evaluate(&job, TS_METHOD_DISCRETE_EVENT, &s, &it, NULL, NULL);
+    ts_eval_scratch_free(&s);
+    return it.step.up_bytes;
+}
+
+static void a_jobs_grad_reduce_dtype_replaces_the_profiles(void **state)
+{
+    (void)state;
+    double fp32 = up_bytes_with("fp32", NULL), bf16 = up_bytes_with("bf16", NULL);
+    /* The reduce-scatter of the gradients halves; the bf16 parameter all-gather stays. Each
+     * ring sends (N - 1) / N of P elements from each GPU; up_bytes counts one pipeline's GPUs
+     * (tp x pp = 1 here), so the difference is 7 / 8 x P x (4 - 2) bytes. */
+    struct ts_job job;
+    struct ts_err err;
+    must_parse(parse_llama("dgx-h100", "", &job, &err), &err);
+    struct ts_compute c;
+    ts_compute_build(&job, &c);
+    double P = ts_compute_stage_params(&job, &c, 0);
+    assert_close(fp32 - bf16, 7.0 / 8.0 * P * 2.0, 1e-9, 0);
+    assert_close(up_bytes_with("fp32", "bf16"), bf16, 0, 0);
+    assert_close(up_bytes_with("bf16", "fp32"), fp32, 0, 0);
+    int rc = parse_llama("dgx-h100", "\"parallel\": {\"grad_reduce_dtype\": \"fp16\"}", &job, &err);
+    expect_error(rc, &err, "parallel.grad_reduce_dtype");
+}
+
 /* ---------------------------------------------------------------- TP overlap quality */
 
 static double layer_fwd_with(const char *tp_overlap, const char *more)
@@ -624,6 +665,7 @@ int main(void)
         cmocka_unit_test(a_host_bound_pass_lasts_its_kernels_times_the_dispatch_cost),
         cmocka_unit_test(a_foreach_optimizer_moves_the_bytes_of_its_passes),
         cmocka_unit_test(an_fsdp_rank_steps_only_the_tensors_in_its_shard),
+        cmocka_unit_test(a_jobs_grad_reduce_dtype_replaces_the_profiles),
         cmocka_unit_test(overlapped_compute_slows_down_by_the_contention_factor),
         cmocka_unit_test(megatron_core_has_no_contention_and_fsdp_profiles_do),
         cmocka_unit_test(async_tp_hides_its_fraction_of_what_userbuffers_hides),
