@@ -313,13 +313,45 @@ static void a_foreach_optimizer_moves_the_bytes_of_its_passes(void **state)
                            "\"source\": \"s\", \"optimizer\": \"foreach\"}", &job, &err), &err);
     struct ts_compute c;
     ts_compute_build(&job, &c);
-    /* fp32 grads (g = 4), bf16 weights (w = 2): 72 + 2 g + w + 2 g = 90 bytes per parameter,
-     * against the fused step's g + 8 + 16 + w + 2 g = 38. */
-    assert_close(c.optimizer_bytes_per_param, 90.0, 1e-15, 0);
+    /* fp32 grads (g = 4), bf16 weights (w = 2): eight update passes 72 + 2 g, the working
+     * copy w, clipping's norm and scale passes 3 g (no zeroing: set_to_none) = 94 bytes per
+     * parameter, against the fused step's g + 8 + 16 + w + 2 g = 38. */
+    assert_close(c.optimizer_bytes_per_param, 94.0, 1e-15, 0);
     struct ts_job fused;
     must_parse(parse_llama("dgx-h100", "", &fused, &err), &err);
     ts_compute_build(&fused, &c);
     assert_close(c.optimizer_bytes_per_param, 38.0, 1e-15, 0);
+}
+
+static void an_fsdp_rank_steps_only_the_tensors_in_its_shard(void **state)
+{
+    (void)state;
+    struct ts_job job;
+    struct ts_err err;
+    struct ts_compute c;
+    /* A host dispatch of 1 ms makes the per-tensor step host-bound (its ~0.05 s of HBM
+     * traffic hides behind the issue time), so the time is 10 kernels x tensors x 1 ms. */
+    const char *sw = "\"software\": {\"name\": \"pt\", \"description\": \"d\", \"source\": \"s\", "
+                     "\"optimizer\": \"per_tensor\", \"launch\": {\"host_dispatch\": \"1 ms\"}}";
+    char text[1024];
+    /* llama3-8b: 32 layers of 9 tensors (q k v o, three SwiGLU matrices, two norms), no
+     * biases; the embedding, the final norm and the untied output projection. */
+    snprintf(text, sizeof text, "%s, \"parallel\": {\"zero\": 1}", sw);
+    must_parse(parse_llama("dgx-h100", text, &job, &err), &err);
+    ts_compute_build(&job, &c);
+    assert_close(ts_compute_optimizer_time(&job, &c, 0), 10.0 * (32 * 9 + 3) * 1e-3, 1e-12, 0);
+    /* FSDP over 8 ranks, one layer per unit: a rank's eighth of a unit's 9 tensors laid end
+     * to end meets 1 + 8 / 8 = 2 of them on average, of the root unit's 3, 1 + 2 / 8. */
+    snprintf(text, sizeof text, "%s, \"parallel\": {\"zero\": 3}", sw);
+    must_parse(parse_llama("dgx-h100", text, &job, &err), &err);
+    ts_compute_build(&job, &c);
+    assert_close(ts_compute_optimizer_time(&job, &c, 0), 10.0 * (32 * 2 + 1.25) * 1e-3, 1e-12, 0);
+    /* Two layers per unit: 16 units of 18 tensors, 1 + 17 / 8 each. */
+    snprintf(text, sizeof text, "%s, \"parallel\": {\"zero\": 3, \"fsdp_unit_layers\": 2}", sw);
+    must_parse(parse_llama("dgx-h100", text, &job, &err), &err);
+    ts_compute_build(&job, &c);
+    assert_close(ts_compute_optimizer_time(&job, &c, 0), 10.0 * (16 * (1 + 17.0 / 8) + 1.25) * 1e-3,
+                 1e-12, 0);
 }
 
 /* ---------------------------------------------------------------- contention */
@@ -373,6 +405,47 @@ static void megatron_core_has_no_contention_and_fsdp_profiles_do(void **state)
     assert_int_equal(job.parallel.sw.grad_reduce_bytes, 4);
 }
 
+
+/* Scale-up bytes of one iteration (llama3-8b, 8 GPUs, ZeRO-1: gradient reduce-scatter and
+ * parameter all-gather) with the profile's grad_reduce_dtype and an optional job override. */
+static double up_bytes_with(const char *profile_dtype, const char *job_dtype)
+{
+    char extra[1024];
+    snprintf(extra, sizeof extra,
+             "\"software\": {\"name\": \"r\", \"description\": \"d\", \"source\": \"s\", "
+             "\"grad_reduce_dtype\": \"%s\"}, \"parallel\": {\"zero\": 1%s%s%s}", profile_dtype,
+             job_dtype ? ", \"grad_reduce_dtype\": \"" : "", job_dtype ? job_dtype : "",
+             job_dtype ? "\"" : "");
+    struct ts_job job;
+    struct ts_err err;
+    must_parse(parse_llama("dgx-h100", extra, &job, &err), &err);
+    struct ts_eval_scratch s;
+    assert_int_equal(ts_eval_scratch_init(&s), 0);
+    struct ts_iteration it;
+    ts_step_evaluate(&job, TS_METHOD_DISCRETE_EVENT, &s, &it, NULL, NULL);
+    ts_eval_scratch_free(&s);
+    return it.step.up_bytes;
+}
+
+static void a_jobs_grad_reduce_dtype_replaces_the_profiles(void **state)
+{
+    (void)state;
+    double fp32 = up_bytes_with("fp32", NULL), bf16 = up_bytes_with("bf16", NULL);
+    /* The reduce-scatter of the gradients halves; the bf16 parameter all-gather stays. Each
+     * ring sends (N - 1) / N of P elements from each GPU; up_bytes counts one pipeline's GPUs
+     * (tp x pp = 1 here), so the difference is 7 / 8 x P x (4 - 2) bytes. */
+    struct ts_job job;
+    struct ts_err err;
+    must_parse(parse_llama("dgx-h100", "", &job, &err), &err);
+    struct ts_compute c;
+    ts_compute_build(&job, &c);
+    double P = ts_compute_stage_params(&job, &c, 0);
+    assert_close(fp32 - bf16, 7.0 / 8.0 * P * 2.0, 1e-9, 0);
+    assert_close(up_bytes_with("fp32", "bf16"), bf16, 0, 0);
+    assert_close(up_bytes_with("bf16", "fp32"), fp32, 0, 0);
+    int rc = parse_llama("dgx-h100", "\"parallel\": {\"grad_reduce_dtype\": \"fp16\"}", &job, &err);
+    expect_error(rc, &err, "parallel.grad_reduce_dtype");
+}
 
 /* ---------------------------------------------------------------- TP overlap quality */
 
@@ -591,6 +664,8 @@ int main(void)
         cmocka_unit_test(unfused_ops_add_the_extra_bytes_counted_by_hand),
         cmocka_unit_test(a_host_bound_pass_lasts_its_kernels_times_the_dispatch_cost),
         cmocka_unit_test(a_foreach_optimizer_moves_the_bytes_of_its_passes),
+        cmocka_unit_test(an_fsdp_rank_steps_only_the_tensors_in_its_shard),
+        cmocka_unit_test(a_jobs_grad_reduce_dtype_replaces_the_profiles),
         cmocka_unit_test(overlapped_compute_slows_down_by_the_contention_factor),
         cmocka_unit_test(megatron_core_has_no_contention_and_fsdp_profiles_do),
         cmocka_unit_test(async_tp_hides_its_fraction_of_what_userbuffers_hides),

@@ -1330,12 +1330,24 @@ void ts_compute_build(const struct ts_job *job, struct ts_compute *c)
         w = 0.0;                /* the fp32 parameters are the master: no 16-bit copy to write */
     c->optimizer_bytes_per_param = g + master + 16.0 + w + g + g;
     if (par->sw.optimizer != TS_OPT_FUSED) {
-        /* PyTorch's multi-tensor AdamW (torch/optim/adam.py _multi_tensor_adam), one pass per
-         * op over the fp32 state: lerp m toward g (8 + g), v *= beta2 (8), v += g^2 (8 + g),
-         * sqrt(v) into a temporary (8), divide it (8), add eps (8), p -= lr m / t (16),
-         * decoupled weight decay on p (8): 72 + 2 g; the working-weight copy, the
-         * gradient-norm pass and the zeroing as in the fused step (w + 2 g). */
-        c->optimizer_bytes_per_param = 72.0 + 2.0 * g + w + 2.0 * g;
+        /* Eager PyTorch AdamW, one pass per op over the fp32 state (g counted once where an
+         * op reads the gradient twice, as addcmul(g, g) does: the same thread reads the same
+         * address). torch.optim.AdamW foreach (torch/optim/adamw.py _multi_tensor_adamw):
+         * weight decay p *= 1 - lr wd (8), lerp m toward g (8 + g), v *= beta2 (8),
+         * v += (1 - beta2) g^2 (8 + g), sqrt(v) into a temporary (8), divide it (8), add eps
+         * (8), p -= lr m / t (16). Composer's DecoupledAdamW, the per-tensor loop llm-foundry
+         * runs (composer/optim/decoupled_weight_decay.py, DecoupledAdamW.adamw, v0.13.3 to
+         * v0.17.2): m.mul_(beta1) (8), m.add_(g) (8 + g), v.mul_(beta2) (8),
+         * v.addcmul_(g, g) (8 + g), v.sqrt() (8), / sqrt(bc2) out of place (8), add_(eps)
+         * (8), p.addcdiv_(m, denom) (16), and p.mul_ only when weight_decay != 0 (0.0 in
+         * every llm-foundry pretrain yaml). Both: 72 + 2 g. Then the working-weight copy (w)
+         * and gradient-norm clipping (torch.nn.utils.clip_grad_norm_ and
+         * FullyShardedDataParallel.clip_grad_norm_: one norm pass over the gradients, g, then
+         * every gradient multiplied by the clamped coefficient, "avoids the host-device sync
+         * that would result from `if clip_coef < 1`": read + write, 2 g). No zeroing pass:
+         * zero_grad(set_to_none=True), PyTorch's default since 2.0 and what Composer's
+         * trainer calls, frees the gradients instead of writing zeros. */
+        c->optimizer_bytes_per_param = 72.0 + 2.0 * g + w + 3.0 * g;
     }
 }
 
@@ -1488,6 +1500,35 @@ double ts_compute_stage_params(const struct ts_job *job, const struct ts_compute
     return p;
 }
 
+/* Parameter tensors one rank's optimizer steps under FSDP (zero 3 = FULL_SHARD, zero 2 =
+ * SHARD_GRAD_OP: both shard the parameters and their state per unit). FSDP flattens each unit's
+ * parameters into one buffer and gives each of the shard ranks a contiguous 1/shard of it;
+ * with use_orig_params (Composer's default from v0.16, PyTorch >= 2.0) the optimizer sees the
+ * original parameters, and those with no element in the rank's range have no gradient and
+ * are skipped (torch FlatParamHandle._use_sharded_grad_views sets their grad to None). Of a
+ * unit's T tensors laid end to end, each of the T - 1 boundaries falls inside one rank's
+ * range, so a rank's range meets 1 + (T - 1) / shard tensors on average. The root unit holds
+ * the embedding (and learned positions) on the first stage, the final norm (and an untied
+ * output projection) on the last. */
+static double fsdp_local_tensors(const struct ts_job *job, int stage)
+{
+    const struct ts_parallel *par = &job->parallel;
+    double shard = ts_job_shard_ranks(job);
+    int layers = ts_job_stage_layers(job, stage);
+    int per_unit = par->fsdp_unit_layers > 0 ? par->fsdp_unit_layers : layers;
+    if (per_unit > layers)
+        per_unit = layers;
+    double units = per_unit > 0 ? ceil((double)layers / per_unit) : 0.0;
+    double unit_tensors = per_unit * layer_tensors(&job->model);
+    double root = (stage == 0 ? 1.0 + (job->model.learned_positions ? 1.0 : 0.0) : 0.0) +
+                  (stage == par->pp - 1 ? (job->model.bias ? 2.0 : 1.0) +
+                                              (job->model.tied_embeddings ? 0.0 : 1.0) : 0.0);
+    double t = units * (1.0 + (unit_tensors - 1.0) / shard);
+    if (root > 0)
+        t += 1.0 + (root - 1.0) / shard;
+    return t;
+}
+
 double ts_compute_optimizer_time(const struct ts_job *job, const struct ts_compute *c, int stage)
 {
     const struct ts_accel *a = &job->system.accel;
@@ -1502,11 +1543,14 @@ double ts_compute_optimizer_time(const struct ts_job *job, const struct ts_compu
     double t = local * c->optimizer_bytes_per_param / (a->memory_bandwidth * a->memory_efficiency);
     if (sw->optimizer == TS_OPT_FUSED)
         return t + 4.0 * latency;                /* fused multi-tensor Adam: a handful of kernels */
-    /* 10 ops (8 update ops, norm, zero); foreach launches each over groups of up to 48
-     * tensors (PyTorch MultiTensorApply depth_to_max_tensors for 3-list ops), per_tensor once
-     * per tensor. A host-bound stack cannot issue them faster than its dispatch cost. */
+    /* 10 ops (8 update ops, the clipping norm and scale); foreach launches each over groups
+     * of up to 48 tensors (PyTorch MultiTensorApply depth_to_max_tensors for 3-list ops),
+     * per_tensor once per tensor. A host-bound stack cannot issue them faster than its
+     * dispatch cost. */
     double tensors = ts_job_stage_layers(job, stage) * layer_tensors(&job->model) +
                      (stage == 0 ? 1.0 : 0.0) + (stage == job->parallel.pp - 1 ? 2.0 : 0.0);
+    if (job->parallel.zero >= 2)
+        tensors = fsdp_local_tensors(job, stage);
     double kernels = sw->optimizer == TS_OPT_FOREACH ? 10.0 * ceil(tensors / 48.0) : 10.0 * tensors;
     return fmax(t + kernels * latency, kernels * sw->host_dispatch_s);
 }

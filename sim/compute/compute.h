@@ -201,7 +201,11 @@ double ts_compute_hardware_flops(const struct ts_job *job, const struct ts_compu
 /* Total parameters of the model (unsharded, embeddings counted once if tied). */
 double ts_compute_param_count(const struct ts_job *job, const struct ts_compute *c);
 
-/* Time of the optimizer step on one GPU of stage `stage` (memory-bound over the local shard). */
+/* Time of the optimizer step on one GPU of stage `stage` (memory-bound over the local shard):
+ * local parameters x optimizer_bytes_per_param over the achievable HBM bandwidth, plus the
+ * kernels of a foreach / per-tensor step (10 per tensor or tensor group: 8 update passes, the
+ * clipping norm and scale), at least their host dispatch. Under FSDP (zero >= 2) a rank steps
+ * only the tensors with elements in its shard: 1 + (T - 1) / shard of each unit's T. */
 double ts_compute_optimizer_time(const struct ts_job *job, const struct ts_compute *c, int stage);
 
 /* Parameters held by one GPU of a stage (before any ZeRO sharding). */

@@ -46,7 +46,7 @@ static const char *const parallel_keys[] = {
     "first_stage_layers", "last_stage_layers", "order", "bucket_size", "fp32_grads",
     "grad_accum_fusion", "zero_group", "fsdp_unit_layers", "fsdp_prefetch",
     "fsdp_backward_prefetch", "ep", "etp", "moe_dispatcher", "moe_a2a_overlap",
-    "attention_unpad", NULL,
+    "attention_unpad", "grad_reduce_dtype", NULL,
 };
 
 static int parse_order(const struct ts_jnode *node, int order[TS_PDIM_COUNT], struct ts_err *err)
@@ -97,7 +97,7 @@ int ts_parallel_parse(const struct ts_jnode *node, struct ts_parallel *p, struct
     /* Keys a software profile also sets: remember which the file gives (they win). */
     static const char *const pkey_names[TS_PKEY_COUNT] = {
         "attention", "p2p_overlap", "dp_overlap", "tp_comm_overlap", "fp32_grads",
-        "grad_accum_fusion", "moe_dispatcher", "moe_a2a_overlap"};
+        "grad_accum_fusion", "moe_dispatcher", "moe_a2a_overlap", "grad_reduce_dtype"};
     for (int i = 0; i < TS_PKEY_COUNT; i++)
         if (cJSON_GetObjectItemCaseSensitive(node->json, pkey_names[i]))
             p->given |= 1u << i;
@@ -156,6 +156,12 @@ int ts_parallel_parse(const struct ts_jnode *node, struct ts_parallel *p, struct
         (rc = ts_jnode_get_bool(node, "moe_a2a_overlap", TS_OPTIONAL, &p->moe_a2a_overlap, err)))
         return rc;
     p->moe_dispatcher = (uint8_t)disp;
+    /* Gradient-reduction dtype (overrides the software profile's grad_reduce_dtype). */
+    static const char *const red_names[] = {"fp32", "bf16", "accumulation"};
+    int red = p->grad_reduce_bytes == 4 ? 0 : p->grad_reduce_bytes == 2 ? 1 : 2;
+    if ((rc = ts_jnode_get_enum(node, "grad_reduce_dtype", TS_OPTIONAL, red_names, 3, &red, err)))
+        return rc;
+    p->grad_reduce_bytes = red == 0 ? 4 : red == 1 ? 2 : 0;
     p->schedule = (enum ts_schedule)sched;
     if (ts_jnode_child(node, "recompute", &c) && (rc = ts_recompute_parse(&c, p, err)))
         return rc;

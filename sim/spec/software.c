@@ -368,6 +368,8 @@ void ts_software_apply(const struct ts_software *sw, struct ts_parallel *p)
         p->moe_dispatcher = sw->moe_dispatcher;
     if (!(p->given & (1u << TS_PKEY_MOE_A2A_OVERLAP)))
         p->moe_a2a_overlap = sw->moe_a2a_overlap;
+    if (p->given & (1u << TS_PKEY_GRAD_REDUCE_DTYPE))
+        p->sw.grad_reduce_bytes = p->grad_reduce_bytes;
     /* An attention setting the job did not give means the profile's kernel. */
     if (!(p->given & (1u << TS_PKEY_ATTENTION)))
         p->attention = TS_ATTN_FLASH;

@@ -395,7 +395,7 @@ struct ts_sw_mech {
 enum ts_pkey {
     TS_PKEY_ATTENTION, TS_PKEY_P2P_OVERLAP, TS_PKEY_DP_OVERLAP, TS_PKEY_TP_COMM_OVERLAP,
     TS_PKEY_FP32_GRADS, TS_PKEY_GRAD_ACCUM_FUSION, TS_PKEY_MOE_DISPATCHER,
-    TS_PKEY_MOE_A2A_OVERLAP, TS_PKEY_COUNT
+    TS_PKEY_MOE_A2A_OVERLAP, TS_PKEY_GRAD_REDUCE_DTYPE, TS_PKEY_COUNT
 };
 
 struct ts_parallel {
@@ -459,6 +459,11 @@ struct ts_parallel {
     double bucket_bytes;        // DP gradient bucket size; default 40e6 parameters' worth
     bool fp32_grads;            // gradients accumulated and reduced in fp32 (Megatron's
                                 //   main_grad), default true
+    int grad_reduce_bytes;      // parallel.grad_reduce_dtype as bytes per gradient element in
+                                //   DP reductions (4 fp32, 2 bf16, 0 as accumulated), kept
+                                //   only when the job gives it: it then replaces the
+                                //   profile's grad_reduce_dtype (e.g. FSDP mixed precision
+                                //   PURE reduces in bf16 on a stack whose DEFAULT is fp32)
     bool grad_accum_fusion;     // weight-gradient GEMMs add straight into the fp32 main grads
                                 //   (Megatron-LM --gradient-accumulation-fusion, since late
                                 //   2021); false: a 16-bit gradient plus a separate add kernel;
