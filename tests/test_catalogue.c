@@ -106,7 +106,7 @@ static void every_shipped_accelerator_loads_and_is_self_consistent(void **state)
     int n = list_catalogue("hardware/accelerators", names);
     assert_true(n >= 15);
     const char *added[] = {"h100-nvl", "h100-pcie", "h800-sxm", "a100-pcie-40g", "a100-pcie-80g",
-                           "l40s"};
+                           "l40s", "h100-sxm-96g-500w"};
     for (size_t i = 0; i < sizeof added / sizeof added[0]; i++)
         assert_true(names_contain(names, n, added[i]));
     for (int i = 0; i < n; i++) {
@@ -140,7 +140,7 @@ static void every_shipped_system_loads_with_its_accelerator(void **state)
     int n = list_catalogue("hardware/systems", names);
     assert_true(n >= 20);
     const char *added[] = {"aws-g6e", "l40s-8-100gbe", "h100-pcie-8", "h100-nvl-8", "hgx-h800",
-                           "a100-pcie-8"};
+                           "a100-pcie-8", "grand-teton-h100-500w"};
     for (size_t i = 0; i < sizeof added / sizeof added[0]; i++)
         assert_true(names_contain(names, n, added[i]));
     for (int i = 0; i < n; i++) {
@@ -239,6 +239,125 @@ static void a100_pcie_parts_have_the_sxm_peak_and_their_own_memory(void **state)
     assert_close(curve_top(&p80.gemm[TS_PREC_BF16]) * 312e12, 252.9e12, 0.002, 0);
 }
 
+static void h100_sxm_96g_500w_has_torchtitans_memory_and_a_peak_between_nvl_and_sxm(void **state)
+{
+    (void)state;
+    struct ts_accel gt, nvl, sxm;
+    load_accel("h100-sxm-96g-500w", &gt);
+    load_accel("h100-nvl", &nvl);
+    load_accel("h100-sxm", &sxm);
+    /* torchtitan benchmarks/llama3_h100_202412_torchtitan.md: 96 GB HBM2e at 2.4 TB/s, 500 W;
+     * 94 GiB as arXiv 2604.11391 reports the HBM2e H100; its own tables reach 84.5 GiB. */
+    assert_close(gt.memory_bandwidth, 2.4e12, 1e-9, 0);
+    assert_close(gt.memory_bytes, 94.0 * GIB, 1e-9, 0);
+    assert_true(gt.memory_bytes > 84.5 * GIB);
+    /* Peak: the datasheet points of the GH100 die, NVL at 400 W and SXM5 at 700 W, linear in
+     * board power at 500 W: NVL + (SXM - NVL) x 100 / 300. */
+    assert_close(gt.peak_flops[TS_PREC_BF16], (835.5 + (989.0 - 835.5) / 3.0) * TERA, 1e-4, 0);
+    assert_close(gt.peak_flops[TS_PREC_FP8], (1670.5 + (1979.0 - 1670.5) / 3.0) * TERA, 1e-4, 0);
+    assert_close(gt.peak_flops[TS_PREC_FP32], (60.0 + (67.0 - 60.0) / 3.0) * TERA, 1e-3, 0);
+    assert_true(nvl.peak_flops[TS_PREC_BF16] < gt.peak_flops[TS_PREC_BF16]);
+    assert_true(gt.peak_flops[TS_PREC_BF16] < sxm.peak_flops[TS_PREC_BF16]);
+    /* Same die: Hopper kernels, the SXM5 constants that have no own measurement. */
+    assert_int_equal(gt.generation, TS_GEN_HOPPER);
+    assert_true(gt.sustained_compute == sxm.sustained_compute);
+    assert_true(gt.overlap_slowdown == sxm.overlap_slowdown);
+    struct ts_system s;
+    load_system("grand-teton-h100-500w", &s);
+    assert_string_equal(s.accel.name, "h100-sxm-96g-500w");
+    assert_int_equal(s.gpus_per_node, 8);
+    assert_close(s.scale_out.bandwidth, 400e9 / 8.0, 1e-9, 0);   // 400 Gb/s RDMA per GPU
+}
+
+/* Every variant derived from a sibling states its rule: curve moved by the peak ratio r in
+ * FLOPs and scaled by the MAMF ratio c (hardware/README.md, "Sibling shift" and "Precision
+ * shift"). Closed form: a GEMM of r F FLOPs on the variant takes the parent's time for F
+ * FLOPs divided by c, at every size (launch-bound, ramp and top); so a GEMM of the same FLOPs
+ * beyond both curves' last points takes (P_parent top_parent) / (P_variant top_variant) of the
+ * parent's time. */
+struct derived_part {
+    const char *name, *parent;
+    enum ts_precision prec;
+    double peak_ratio, mamf_ratio;   // from the datasheets and MAMF table, not the files
+};
+
+static void every_derived_part_times_gemms_by_its_peak_and_mamf_ratio(void **state)
+{
+    (void)state;
+    const double gt = 835.5 + (989.0 - 835.5) / 3.0, gt8 = 1670.5 + (1979.0 - 1670.5) / 3.0;
+    const struct derived_part parts[] = {
+        {"h100-nvl", "h100-sxm", TS_PREC_BF16, 835.5 / 989.0, 1.0},
+        {"h100-nvl", "h100-sxm", TS_PREC_FP8, 1670.5 / 1979.0, 1.0},
+        {"h100-pcie", "h100-sxm", TS_PREC_BF16, 756.0 / 989.0, 1.0},
+        {"h100-pcie", "h100-sxm", TS_PREC_FP8, 1513.0 / 1979.0, 1.0},
+        {"h100-sxm-96g-500w", "h100-sxm", TS_PREC_BF16, gt / 989.0, 1.0},
+        {"h100-sxm-96g-500w", "h100-sxm", TS_PREC_FP8, gt8 / 1979.0, 1.0},
+        {"h800-sxm", "h100-sxm", TS_PREC_BF16, 1.0, 1.0},
+        {"h800-sxm", "h100-sxm", TS_PREC_FP8, 1.0, 1.0},
+        {"h200-sxm", "h100-sxm", TS_PREC_BF16, 1.0, 1.0},
+        {"h200-sxm", "h100-sxm", TS_PREC_FP8, 1.0, 0.734 / 0.709},
+        {"a100-sxm-40g", "a100-sxm-80g", TS_PREC_BF16, 1.0, 1.0},
+        {"a100-pcie-40g", "a100-sxm-80g", TS_PREC_BF16, 1.0, 0.811 / 0.869},
+        {"a100-pcie-80g", "a100-sxm-80g", TS_PREC_BF16, 1.0, 0.811 / 0.869},
+        {"l40s", "a100-sxm-80g", TS_PREC_BF16, 362.05 / 312.0, 0.743 / 0.869},
+        {"mi300x", "h100-sxm", TS_PREC_BF16, 1300.0 / 989.0, 0.514 / 0.803},
+        {"mi325x", "h100-sxm", TS_PREC_BF16, 1300.0 / 989.0, 0.604 / 0.803},
+        {"gb200", "b200-sxm", TS_PREC_BF16, 2500.0 / 2250.0, 0.729 / 0.776},
+        {"gb200", "b200-sxm", TS_PREC_FP8, 5000.0 / 4500.0, 0.723 / 0.763},
+        {"b300-sxm", "b200-sxm", TS_PREC_BF16, 1.0, 0.786 / 0.776},
+        {"b300-sxm", "b200-sxm", TS_PREC_FP8, 1.0, 0.745 / 0.763},
+    };
+    for (size_t i = 0; i < sizeof parts / sizeof parts[0]; i++) {
+        const struct derived_part *d = &parts[i];
+        struct ts_accel v, p;
+        load_accel(d->name, &v);
+        load_accel(d->parent, &p);
+        assert_close(v.peak_flops[d->prec] / p.peak_flops[d->prec], d->peak_ratio, 1e-3, 0);
+        double worst = 0.0;
+        for (double lf = 7.0; lf <= 12.5 + 1e-9; lf += 0.125) {
+            double f = pow(10.0, lf);
+            double t_parent = f / (p.peak_flops[d->prec] * ts_gemm_curve_eval(&p.gemm[d->prec], f));
+            double fv = f * d->peak_ratio;
+            double t_variant = fv / (v.peak_flops[d->prec] * ts_gemm_curve_eval(&v.gemm[d->prec], fv));
+            worst = fmax(worst, fabs(t_variant * d->mamf_ratio / t_parent - 1.0));
+        }
+        print_message("  %-18s %-4s from %-12s: worst deviation %.2e\n", d->name,
+                      ts_precision_names[d->prec], d->parent, worst);
+        /* The files round FLOPs to 4 significant digits. */
+        assert_true(worst < 3e-3);
+        /* A large reference GEMM of the same FLOPs, 16384^3 (8.8e12 FLOPs): beyond the last
+         * point of every curve, where both run at their MAMF fraction. */
+        double f = 2.0 * 16384.0 * 16384.0 * 16384.0;
+        assert_true(f > v.gemm[d->prec].flops[v.gemm[d->prec].n - 1]);
+        double t_parent = f / (p.peak_flops[d->prec] * ts_gemm_curve_eval(&p.gemm[d->prec], f));
+        double t_variant = f / (v.peak_flops[d->prec] * ts_gemm_curve_eval(&v.gemm[d->prec], f));
+        assert_close(t_variant / t_parent, 1.0 / (d->peak_ratio * d->mamf_ratio), 3e-3, 0);
+    }
+}
+
+/* The NVIDIA variants of a calibrated die run the same kernels as it: same generation (so the
+ * same attention-kernel tables) and the same overlap contention. */
+static void nvidia_variants_share_their_dies_generation_and_overlap_slowdown(void **state)
+{
+    (void)state;
+    const char *hopper[] = {"h100-nvl", "h100-pcie", "h800-sxm", "h200-sxm", "h100-sxm-96g-500w"};
+    const char *ampere[] = {"a100-pcie-40g", "a100-pcie-80g", "a100-sxm-40g"};
+    struct ts_accel ref, a;
+    load_accel("h100-sxm", &ref);
+    for (size_t i = 0; i < sizeof hopper / sizeof hopper[0]; i++) {
+        load_accel(hopper[i], &a);
+        assert_int_equal(a.generation, TS_GEN_HOPPER);
+        assert_true(a.overlap_slowdown == ref.overlap_slowdown);
+        assert_true(a.overlap_slowdown > 0.0);
+    }
+    load_accel("a100-sxm-80g", &ref);
+    for (size_t i = 0; i < sizeof ampere / sizeof ampere[0]; i++) {
+        load_accel(ampere[i], &a);
+        assert_int_equal(a.generation, TS_GEN_AMPERE);
+        assert_true(a.overlap_slowdown == ref.overlap_slowdown);
+    }
+}
+
 static void rented_systems_have_the_quoted_links(void **state)
 {
     (void)state;
@@ -294,6 +413,9 @@ int main(void)
         cmocka_unit_test(h100_nvl_and_pcie_have_their_datasheet_peaks_memory_and_bandwidth),
         cmocka_unit_test(h800_computes_exactly_like_h100_sxm),
         cmocka_unit_test(a100_pcie_parts_have_the_sxm_peak_and_their_own_memory),
+        cmocka_unit_test(h100_sxm_96g_500w_has_torchtitans_memory_and_a_peak_between_nvl_and_sxm),
+        cmocka_unit_test(every_derived_part_times_gemms_by_its_peak_and_mamf_ratio),
+        cmocka_unit_test(nvidia_variants_share_their_dies_generation_and_overlap_slowdown),
         cmocka_unit_test(rented_systems_have_the_quoted_links),
         cmocka_unit_test(h800_node_all_reduce_runs_at_deepseeks_160_gbps_nvlink_figure),
     };

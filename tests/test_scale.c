@@ -206,7 +206,8 @@ static void shipped_a100_and_hopper_files_cite_their_step_time_cv(void **state)
 {
     (void)state;
     const char *names[] = {"a100-sxm-40g", "a100-sxm-80g", "a100-pcie-40g", "a100-pcie-80g",
-                           "h100-sxm", "h100-nvl", "h100-pcie", "h200-sxm", "h800-sxm"};
+                           "h100-sxm", "h100-nvl", "h100-pcie", "h200-sxm", "h800-sxm",
+                           "h100-sxm-96g-500w"};
     for (size_t i = 0; i < TS_ARRAY_LEN(names); i++) {
         struct ts_accel a;
         struct ts_err err;

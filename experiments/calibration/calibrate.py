@@ -40,15 +40,17 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 ACC = os.path.join("hardware", "accelerators")
 
 # Device-copy bandwidth fractions (hardware/README.md gives the measurement behind each).
-# The PCIe/NVL Hopper parts and H800 use the H100 NVL BabelStream copy (same GH100 memory
-# system); the A100 PCIe parts the A100 copy; L40S (GDDR6) has no measurement: 0.85 assumed.
+# The PCIe/NVL Hopper parts, H800 and the 500 W HBM2e H100 use the H100 NVL BabelStream copy
+# (same GH100 memory system); the A100 PCIe parts the A100 copy; L40S (GDDR6) has no
+# measurement: 0.85 assumed.
 COPY_EFFICIENCY = {"a100-sxm-80g": 0.84, "a100-sxm-40g": 0.84, "h100-sxm": 0.85, "h200-sxm": 0.85,
                    "b200-sxm": 0.85, "gb200": 0.85, "b300-sxm": 0.85, "mi300x": 0.81, "mi325x": 0.80,
                    "a100-pcie-40g": 0.84, "a100-pcie-80g": 0.84, "h100-nvl": 0.85, "h100-pcie": 0.85,
-                   "h800-sxm": 0.85, "l40s": 0.85}
+                   "h800-sxm": 0.85, "l40s": 0.85, "h100-sxm-96g-500w": 0.85}
 # Devices without a row of their own take the sustained_compute of their closest calibrated part.
 SUSTAINED_FROM = {"h200-sxm": "h100-sxm", "gb200": "b200-sxm", "b300-sxm": "b200-sxm",
-                  "h100-nvl": "h100-sxm", "h100-pcie": "h100-sxm", "h800-sxm": "h100-sxm"}
+                  "h100-nvl": "h100-sxm", "h100-pcie": "h100-sxm", "h800-sxm": "h100-sxm",
+                  "h100-sxm-96g-500w": "h100-sxm"}
 # A100 variants take both A100 constants (same GA100 chip and HBM2/HBM2e memory system).
 A100_FAMILY = ("a100-sxm-80g", "a100-sxm-40g", "a100-pcie-40g", "a100-pcie-80g")
 

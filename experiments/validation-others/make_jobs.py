@@ -23,8 +23,9 @@ TT_DOC = ("pytorch/torchtitan benchmarks/llama3_h100_202412_torchtitan.md (file 
 TT_CFG = ("train_configs/llama3_{m}.toml at torchtitan 9dec370ad26b5f8e9a7333a0e36165018262644b: "
           "seq_len 8192, FSDP2 param bf16 / reduce fp32, fused AdamW")
 TT_HW = ("measured on Grand Teton H100 96GB HBM2e, 2.4 TB/s, 500 W power limit, 400 Gb/s RDMA per "
-         "GPU; simulated on dgx-h100 (the 700 W 80 GB SXM5 part: the catalogue has no 500 W 96 GB "
-         "variant; the benchmark's footnote puts its peak between SXM and NVL)")
+         "GPU (the benchmark file's 'Hardware'); simulated on grand-teton-h100-500w "
+         "(h100-sxm-96g-500w: peaks interpolated between the SXM5 and NVL datasheets by board "
+         "power, the benchmark's footnote puts its peak between SXM and NVL; unvalidated)")
 ATP_DOC = ("pytorch/torchtitan benchmarks/asyncTP_llama3_h100_2025-06_torchtitan.md (commit "
            "2887250bbd9103d0bc997ea2efb3a525b5e5dbc0; torch 38410cf9 of 2025-06-14)")
 TRAINY_DOC = ("pytorch/torchtitan benchmarks/llama3-8b_h200_202506_trainy-whitefiber.md (commit "
@@ -65,7 +66,7 @@ MAXTEXT_DOC = ("AI-Hypercomputer/maxtext MaxText/configs/a3/llama_2_7b/README.md
                "token, causal; N = 6,738,415,616 parameters of llama2-7b incl. both embeddings) "
                "= 43.6517e9 FLOPs per token")
 
-GRAND_TETON = "h100-96g-500w"
+GRAND_TETON = "grand-teton-h100-500w"   # system of the h100-sxm-96g-500w part
 MAXTEXT_FLOPS_PER_TOKEN = 6 * 6738415616 + 6 * 32 * 4096 * 4096
 
 BLOOM_MODEL = {
@@ -159,9 +160,11 @@ ROWS = []
 
 def row(name, profile, system, gpus, model, precision, gbs, parallel, tps, source, config,
         table):
-    # torchtitan's own benchmarks ran on Grand Teton H100s (96 GB HBM2e, 500 W), a part the
-    # catalogue does not have: they are simulated on the SXM5 part but kept out of its band.
-    measured_on = GRAND_TETON if source.startswith((TT_DOC, ATP_DOC)) else None
+    # torchtitan's own benchmarks ran on Grand Teton H100s (96 GB HBM2e, 500 W) and are
+    # simulated on that part (hardware/accelerators/h100-sxm-96g-500w.json): they form its band.
+    if source.startswith((TT_DOC, ATP_DOC)):
+        assert system == GRAND_TETON, name
+    measured_on = None
     ROWS.append(dict(name=name, profile=profile, system=system, gpus=gpus, model=model,
                      precision=precision, global_batch=gbs, parallel=parallel,
                      published_tokens_per_s_per_gpu=tps, source=source, config=config,
@@ -174,7 +177,7 @@ SAC_OP = {"save": "torchtitan_op"}
 for gpus, tbl, bf, f8 in ((8, "torchtitan 2024-12 Table 1", 6667, 8532),
                           (128, "torchtitan 2024-12 Table 3", 6514, 8380)):
     for prec, tps, tag in (("bf16", bf, "compile"), ("fp8", f8, "compile-float8")):
-        row(f"titan-h100-llama3-8b-{tag}-g{gpus}", "pytorch-fsdp-compile", "dgx-h100", gpus,
+        row(f"titan-h100-llama3-8b-{tag}-g{gpus}", "pytorch-fsdp-compile", GRAND_TETON, gpus,
             "llama3-8b", prec, 2 * gpus,
             {"tp": 1, "pp": 1, "zero": 3, "microbatch": 2, "recompute": SAC_OP},
             tps, f"{TT_DOC}, {tbl.split()[-2]} {tbl.split()[-1]} 'FSDP + torch.compile{' + Float8' if prec == 'fp8' else ''}'",
@@ -185,7 +188,7 @@ for gpus, tbl, bf, f8 in ((8, "torchtitan 2024-12 Table 1", 6667, 8532),
 # Table 2: FSDP + CP + compile + float8, 8 GPUs, local batch 1, full AC.
 for seq, fsdp, cp, tps in ((32768, 8, 1, 3890), (65536, 4, 2, 2540), (131072, 2, 4, 1071),
                            (262144, 1, 8, 548)):
-    row(f"titan-h100-llama3-8b-cp{cp}-s{seq}-g8", "pytorch-fsdp-compile", "dgx-h100", 8,
+    row(f"titan-h100-llama3-8b-cp{cp}-s{seq}-g8", "pytorch-fsdp-compile", GRAND_TETON, 8,
         with_seq("llama3-8b", seq), "fp8", fsdp,
         {"tp": 1, "pp": 1, "cp": cp, "zero": 3, "microbatch": 1, "recompute": "full"},
         tps, f"{TT_DOC}, Table 2 'FSDP {fsdp}, CP {cp}', sequence {seq}",
@@ -195,7 +198,7 @@ for seq, fsdp, cp, tps in ((32768, 8, 1, 3890), (65536, 4, 2, 2540), (131072, 2,
 # Table 4: 70B 2D, 256 GPUs FSDP 32 TP 8, local batch 16, full AC, compile + float8.
 for atp, tps in ((False, 829), (True, 876)):
     row(f"titan-h100-llama3-70b-tp8{'-asynctp' if atp else ''}-g256", "pytorch-fsdp-compile",
-        "dgx-h100", 256, "llama3-70b", "fp8", 512,
+        GRAND_TETON, 256, "llama3-70b", "fp8", 512,
         {"tp": 8, "pp": 1, "zero": 3, "microbatch": 16, "sequence_parallel": True,
          "tp_comm_overlap": atp, "recompute": "full"},
         tps, f"{TT_DOC}, Table 4 '{'2D + AsyncTP' if atp else '2D'}'",
@@ -217,7 +220,7 @@ for sched, v, tps in (("1f1b", 1, 100), ("interleaved", 2, 128)):
            "first_stage_layers": 15, "last_stage_layers": 15}
     if v > 1:
         par["virtual_stages"] = v
-    row(f"titan-h100-llama3-405b-pp8-{sched}-g512", "pytorch-fsdp-compile", "dgx-h100", 512,
+    row(f"titan-h100-llama3-405b-pp8-{sched}-g512", "pytorch-fsdp-compile", GRAND_TETON, 512,
         "llama3-405b", "fp8", 256, par, tps,
         f"{TT_DOC}, Table 5 '{'Interleaved 1F1B' if v > 1 else '1F1B'}'",
         "Llama 3.1 405B, 512 GPUs, FSDP 8 x TP 8 x PP 8, local batch 32, global 256, seq 8192, "
@@ -229,7 +232,7 @@ for sched, v, tps in (("1f1b", 1, 100), ("interleaved", 2, 128)):
 # float8, async TP; split and microbatch count as Table 5 (8 microbatches of 1).
 for seq, fsdp, cp, tps in ((32768, 8, 1, 76), (65536, 4, 2, 47), (131072, 2, 4, 31),
                            (262144, 1, 8, 16)):
-    row(f"titan-h100-llama3-405b-pp8-cp{cp}-s{seq}-g512", "pytorch-fsdp-compile", "dgx-h100",
+    row(f"titan-h100-llama3-405b-pp8-cp{cp}-s{seq}-g512", "pytorch-fsdp-compile", GRAND_TETON,
         512, with_seq("llama3-405b", seq), "fp8", 8 * fsdp,
         {"tp": 8, "pp": 8, "cp": cp, "zero": 2, "microbatch": 1, "sequence_parallel": True,
          "tp_comm_overlap": True, "recompute": "full", "schedule": "1f1b",
@@ -245,7 +248,7 @@ for seq, fsdp, cp, tps in ((32768, 8, 1, 76), (65536, 4, 2, 47), (131072, 2, 4, 
 for prec, van, atp in (("bf16", 597.3, 652.4), ("fp8", 809.8, 942.4)):
     for on, tps in ((False, van), (True, atp)):
         row(f"titan25-h100-llama3-70b-{prec}-tp8{'-asynctp' if on else ''}-g256",
-            "pytorch-fsdp-compile", "dgx-h100", 256, "llama3-70b", prec, 512,
+            "pytorch-fsdp-compile", GRAND_TETON, 256, "llama3-70b", prec, 512,
             {"tp": 8, "pp": 1, "zero": 3, "microbatch": 16, "sequence_parallel": True,
              "tp_comm_overlap": on, "recompute": "full"}, tps,
             f"{ATP_DOC}, 'Llama3 70b on 256 H100s' {'None (bfloat16)' if prec == 'bf16' else 'float8 tensorwise'}, "
@@ -257,7 +260,7 @@ for prec, van, atp in (("bf16", 597.3, 652.4), ("fp8", 809.8, 942.4)):
 for prec, van, atp in (("bf16", 4378, 4809.4), ("fp8", 5078.1, 5570.1)):
     for on, tps in ((False, van), (True, atp)):
         row(f"titan25-h100-llama3-8b-{prec}-tp8{'-asynctp' if on else ''}-g64",
-            "pytorch-fsdp-compile", "dgx-h100", 64, "llama3-8b", prec, 96,
+            "pytorch-fsdp-compile", GRAND_TETON, 64, "llama3-8b", prec, 96,
             {"tp": 8, "pp": 1, "zero": 3, "microbatch": 12, "sequence_parallel": True,
              "tp_comm_overlap": on, "recompute": SAC_OP}, tps,
             f"{ATP_DOC}, 'Llama3 8b on 64 H100s' {'None (bfloat16)' if prec == 'bf16' else 'float8 tensorwise'}, "
