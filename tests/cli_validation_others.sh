@@ -79,6 +79,11 @@ else
     check_accuracy
 fi
 
+# The README's argument that DeepSpeed's parity-step pipeline schedule costs what 1F1B costs
+# (so the megatron-deepspeed gap is stage work, absorbed by its fitted constant): the
+# step-by-step timing equals (m + p - 1) (t_F + t_B).
+python3 "$X/ds_schedule.py" >"$tmp/ds.out" 2>&1 || fail "ds_schedule.py: $(cat "$tmp/ds.out")"
+
 # A run on a validated pair reports the band; deepspeed-zero3 has no rows and says so.
 run one run "$ROOT/configs/validation/others/maxtext-a3-llama2-7b-g8.json" --format json
 expect_rc one 0
