@@ -62,12 +62,14 @@ static double tp_exposed(const struct ts_system *sys, const struct ts_group *g,
 {
     if (g->size <= 1 || tc->bytes <= 0)
         return 0.0;
-    struct ts_coll_cost ar, ag, rs;
+    struct ts_coll_cost ar, ag, rs, hag;
     ts_comm_collective(sys, TS_COLL_ALLREDUCE, g, tc->bytes, &ar);
-    ts_comm_collective(sys, TS_COLL_ALLGATHER, g, tc->bytes, &ag);
+    ts_comm_collective(sys, TS_COLL_ALLGATHER, g, tc->ag_bytes > 0 ? tc->ag_bytes : tc->bytes, &ag);
     ts_comm_collective(sys, TS_COLL_REDUCESCATTER, g, tc->bytes, &rs);
+    ts_comm_collective(sys, TS_COLL_ALLGATHER, g,
+                       tc->hidden_ag_bytes > 0 ? tc->hidden_ag_bytes : tc->bytes, &hag);
     double t = tc->allreduce * ar.time_s + tc->allgather * ag.time_s + tc->reducescatter * rs.time_s;
-    double hidden = tc->hidden_allgather * ag.time_s;
+    double hidden = tc->hidden_allgather * hag.time_s;
     if (!overlap || sw->tp_overlap == TS_TPO_NONE)
         return t + hidden;
     double exposed = t / tp + fmax(0.0, t * (1.0 - 1.0 / tp) - gemm_s) + fmax(0.0, hidden - 0.5 * gemm_s);
