@@ -421,6 +421,46 @@ static void hybrid_sharding_shards_over_the_zero_group_only(void **state)
     assert_close(mem.buffer_bytes, 3 * 2 * layer + 2 * 2 * layer, 1e-15, 0);
 }
 
+static void float8_tp_gathers_gemm_inputs_at_one_byte_when_the_profile_says_so(void **state)
+{
+    (void)state;
+    /* TP 2 with sequence parallelism, microbatch 2 x seq 16 = 32 tokens, h 64: every TP
+     * tensor is T h e = 32 x 64 x 2 bytes. Under fp8 with tp_fp8_allgather (torchtitan's
+     * float8 TP) the forward all-gathers and the backward's re-gathered inputs move 1 byte
+     * per element (32 x 64); reduce-scatters and the backward's gradient all-gathers stay
+     * 2. Without the profile field, or in bf16, nothing changes. */
+#define FP8_TP_JOB "{\"model\": " TINY_GPT ", \"system\": {\"name\": \"hs\", \"accelerator\": "  \
+                      "{\"name\": \"g8\", \"peak_flops\": {\"bf16\": 1e14, \"fp8\": 2e14}, "  \
+                      "\"memory\": \"80 GiB\", \"memory_bandwidth\": 1e12, \"gemm_efficiency\": "  \
+                      "[[1000, 0.5]]}, \"gpus_per_node\": 8, \"scale_up\": {\"bandwidth\": "  \
+                      "\"300 GB/s\", \"latency\": \"5 us\", \"domain_size\": 8}, \"scale_out\": "  \
+                      "{\"bandwidth\": \"200 Gb/s\", \"latency\": \"10 us\"}}, \"gpus\": 2, "  \
+                      "\"global_batch\": 2, \"precision\": \"%s\", \"software\": {\"name\": \"t\", "  \
+                      "\"description\": \"d\", \"source\": \"s\", \"tp_fp8_allgather\": %s}, "  \
+                      "\"parallel\": {\"tp\": 2, \"sequence_parallel\": true, \"microbatch\": 2}}"
+    const double T = 2 * 16, h = 64;
+    struct {
+        const char *prec, *flag;
+        double ag;
+    } cases[] = {{"fp8", "true", 1.0}, {"fp8", "false", 2.0}, {"bf16", "true", 2.0}};
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        struct ts_job job;
+        job_from_json(&job, FP8_TP_JOB, cases[i].prec, cases[i].flag);
+        struct ts_compute c;
+        ts_compute_build(&job, &c);
+        const struct ts_tp_comm *f = &c.layer.tp_fwd, *b = &c.layer.tp_bwd;
+        assert_int_equal(f->allgather, 2);
+        assert_int_equal(f->reducescatter, 2);
+        assert_int_equal(b->hidden_allgather, 2);
+        assert_close(f->bytes, T * h * 2, 1e-15, 0);
+        assert_close(f->ag_bytes > 0 ? f->ag_bytes : f->bytes, T * h * cases[i].ag, 1e-15, 0);
+        assert_close(b->ag_bytes > 0 ? b->ag_bytes : b->bytes, T * h * 2, 1e-15, 0);
+        assert_close(b->hidden_ag_bytes > 0 ? b->hidden_ag_bytes : b->bytes, T * h * cases[i].ag,
+                     1e-15, 0);
+    }
+#undef FP8_TP_JOB
+}
+
 static void gemm_times_follow_the_roofline_when_compute_bound(void **state)
 {
     (void)state;
@@ -1024,6 +1064,7 @@ int main(void)
         cmocka_unit_test(inflight_microbatches_equal_a_count_over_the_schedule),
         cmocka_unit_test(zero_stages_shard_weights_grads_and_optimizer_over_dp_times_cp),
         cmocka_unit_test(hybrid_sharding_shards_over_the_zero_group_only),
+        cmocka_unit_test(float8_tp_gathers_gemm_inputs_at_one_byte_when_the_profile_says_so),
         cmocka_unit_test(gemm_times_follow_the_roofline_when_compute_bound),
         cmocka_unit_test(gemm_times_follow_the_roofline_when_memory_bound),
         cmocka_unit_test(saving_all_tensors_equals_no_recomputation_exactly),

@@ -1067,6 +1067,56 @@ static void hybrid_sharding_gathers_inside_the_group_and_all_reduces_across_repl
     assert_int_equal(ts_job_validate(&job, "test.json", &err), TS_ERR_INPUT);
 }
 
+static void hybrid_sharding_without_dp_overlap_all_reduces_across_replicas_after_the_backward(void **state)
+{
+    (void)state;
+    /* zero_group 8 on two nodes with dp_overlap off (XLA / MaxText: FSDP inside a VM, data
+     * parallel across VMs, the cross-VM gradient all-reduce after the backward): each unit
+     * reduce-scatters inside the node only; the chunk's reduced fp32 shard (params x 4 / 8
+     * bytes) is all-reduced over the two replicas in ceil(shard / bucket_bytes) buckets that
+     * start when the last backward ends, so the step lasts at least the backward's end plus
+     * those buckets plus the optimizer. */
+    const char *nets[] = {"1 Gb/s", "100 Gb/s"};
+    for (int i = 0; i < 2; i++) {
+        struct ts_job on, off;
+        fsdp_job(&on, 1, nets[i], 3);
+        fsdp_job(&off, 1, nets[i], 3);
+        on.parallel.zero_group = off.parallel.zero_group = 8;
+        off.parallel.dp_overlap = false;
+        struct ts_compute con, coff;
+        struct ts_step_plan pon, poff;
+        fsdp_plan(&on, &con, &pon);
+        fsdp_plan(&off, &coff, &poff);
+        const struct ts_step_chunk *x = &poff.chunk[0];
+        assert_int_equal(pon.chunk[0].buckets, 0);
+        struct ts_group replicas;
+        ts_comm_group_strided(&off.system, 2, 8, &replicas);
+        double shard = x->params * 4.0 / 8;
+        int nb = (int)ceil(shard / off.parallel.bucket_bytes);
+        assert_true(nb >= 1);
+        assert_int_equal(x->buckets, nb);
+        struct ts_coll_cost ar;
+        ts_comm_collective(&off.system, TS_COLL_ALLREDUCE, &replicas, shard / nb, &ar);
+        double bw = poff.dp_over_nic ? poff.nic_bandwidth : poff.up_bandwidth;
+        assert_close(x->bucket_latency_s, ar.latency_s, 1e-12, 0);
+        assert_close(x->bucket_bytes, (ar.time_s - ar.latency_s) * bw, 1e-9, 0);
+        /* the units' communication no longer carries the cross-replica part */
+        assert_true(x->bwd_s <= pon.chunk[0].bwd_s);
+
+        struct ts_step_sim *sim = ts_step_sim_new();
+        assert_non_null(sim);
+        struct ts_step_result roff;
+        ts_step_simulate(sim, &poff, &roff, NULL, NULL);
+        double after = nb * ar.time_s;
+        assert_true(roff.iteration_s >= roff.pipeline_s + after + roff.optimizer_s - 1e-9);
+        assert_true(roff.exposed_dp_s >= after - 1e-9);
+        assert_true(ts_step_lower_bound(&poff) <= roff.iteration_s + 1e-12);
+        ts_step_sim_free(sim);
+        ts_step_plan_free(&pon);
+        ts_step_plan_free(&poff);
+    }
+}
+
 /* ---------------------------------------------------------------- size budget */
 
 /* pp x 2 x microbatches x virtual_stages in 64 bits: pp 2, v 64 and 2^25 microbatches is
@@ -1159,6 +1209,7 @@ int main(void)
         cmocka_unit_test(fsdp_unit_compute_slows_by_the_contention_of_the_collectives_beside_it),
         cmocka_unit_test(fsdp_without_backward_prefetch_queues_each_gather_behind_the_reduce_scatter),
         cmocka_unit_test(hybrid_sharding_gathers_inside_the_group_and_all_reduces_across_replicas),
+        cmocka_unit_test(hybrid_sharding_without_dp_overlap_all_reduces_across_replicas_after_the_backward),
         cmocka_unit_test(task_count_is_computed_in_64_bits_and_bounded_before_allocation),
         cmocka_unit_test(job_validation_refuses_an_iteration_above_the_task_budget),
     };

@@ -189,6 +189,8 @@ struct shape {
     double topk;    // k
     double tr;      // tokens this GPU routes (Tn: its sequence-parallel share)
     int etp;        // expert-tensor-parallel size
+    double e_ag;    // bytes per element of TP all-gathers of GEMM inputs (e, or 1 when the
+                    //   stack gathers fp8 inputs in float8: tp_fp8_allgather)
 };
 
 static void shape_init(struct shape *sh, const struct ts_job *job)
@@ -223,6 +225,14 @@ static void shape_init(struct shape *sh, const struct ts_job *job)
     sh->g_l = m->kv_heads >= t ? (double)m->kv_heads / t : 1.0;
     sh->f_l = (double)m->ffn_hidden / t;
     sh->e = job->precision == TS_PREC_FP32 ? 4.0 : 2.0;
+    /* torchtitan's float8 TP plan casts the inputs of the column- and row-parallel linears to
+     * float8 before their sequence-parallel all-gather ("we support float8 all-gather ... for
+     * TP (by default for Float8Linear)", pytorch/torchtitan docs/float8.md; torchao
+     * Float8ColwiseParallel / Float8RowwiseParallel / PrepareFloat8ModuleInput in
+     * torchao/float8/float8_tensor_parallel.py): 1 byte per element. The reduce-scatters
+     * and all-reduces of the linears' bf16 outputs, and the backward all-gathers of output
+     * gradients, stay at e. */
+    sh->e_ag = job->precision == TS_PREC_FP8 && job->parallel.sw.tp_fp8_allgather ? 1.0 : sh->e;
     /* Megatron-LM's gradient-accumulation fusion: the weight-gradient GEMM adds into the
      * fp32 main_grad buffer in place (cublasGemmEx, beta = 1). */
     bool fp32_main = job->parallel.fp32_grads || job->precision == TS_PREC_FP32;
@@ -290,6 +300,11 @@ static void tp_comm_set(struct ts_tp_comm *c, const struct shape *sh, int n, boo
     if (!sh->sp) {
         c->allreduce = n;
     } else {
+        /* forward all-gathers gather GEMM inputs; backward ones output gradients (at e),
+         * besides the re-gathered inputs (hidden_allgather) */
+        if (!backward)
+            c->ag_bytes = sh->T * sh->h * sh->e_ag;
+        c->hidden_ag_bytes = sh->T * sh->h * sh->e_ag;
         c->allgather = n;
         c->reducescatter = n;
         /* Megatron-LM keeps only the sharded layer input under sequence parallelism and
@@ -1031,6 +1046,7 @@ static void tp_comm_recompute(struct ts_tp_comm *c, const struct shape *sh, unsi
     if (!sh->sp) {
         c->allreduce = after;
     } else {
+        c->ag_bytes = sh->T * sh->h * sh->e_ag;   /* the repeated forward's input gathers */
         c->allgather = before;
         c->reducescatter = after;
     }

@@ -70,6 +70,10 @@ struct ts_tp_comm {
     int hidden_allgather; // all-gathers that Megatron overlaps with computation (SP backward
                           //   re-gathers the layer input for the weight gradient)
     double bytes;       // size of each tensor, bytes
+    double ag_bytes;    // size of each all-gathered tensor when the stack gathers GEMM
+                        //   inputs in another dtype (float8 TP: profile tp_fp8_allgather);
+                        //   0 = bytes
+    double hidden_ag_bytes; // the same for hidden_allgather; 0 = bytes
 };
 
 /* The recomputation of one layer for one microbatch under a saved set (sim/spec/recompute.c):

@@ -385,6 +385,10 @@ struct ts_sw_mech {
     int logit_metrics;                  // eager cross-entropies the trainer evaluates on the
                                         //   logits each microbatch besides the loss (Composer
                                         //   train metrics); 0 = none
+    bool tp_fp8_allgather;              // under precision fp8 the TP all-gathers of GEMM
+                                        //   inputs move float8 (1 byte per element):
+                                        //   torchtitan / torchao float8 TP; false: at the
+                                        //   activations' 16 bits (Megatron-Core + TE)
     int n_cal;                          // per-device fitted compute scale (one constant)
     char cal_device[TS_SW_CAL_MAX][TS_NAME_MAX];
     double cal_scale[TS_SW_CAL_MAX];    // multiplies the accelerator's sustained_compute

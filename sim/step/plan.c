@@ -62,12 +62,14 @@ static double tp_exposed(const struct ts_system *sys, const struct ts_group *g,
 {
     if (g->size <= 1 || tc->bytes <= 0)
         return 0.0;
-    struct ts_coll_cost ar, ag, rs;
+    struct ts_coll_cost ar, ag, rs, hag;
     ts_comm_collective(sys, TS_COLL_ALLREDUCE, g, tc->bytes, &ar);
-    ts_comm_collective(sys, TS_COLL_ALLGATHER, g, tc->bytes, &ag);
+    ts_comm_collective(sys, TS_COLL_ALLGATHER, g, tc->ag_bytes > 0 ? tc->ag_bytes : tc->bytes, &ag);
     ts_comm_collective(sys, TS_COLL_REDUCESCATTER, g, tc->bytes, &rs);
+    ts_comm_collective(sys, TS_COLL_ALLGATHER, g,
+                       tc->hidden_ag_bytes > 0 ? tc->hidden_ag_bytes : tc->bytes, &hag);
     double t = tc->allreduce * ar.time_s + tc->allgather * ag.time_s + tc->reducescatter * rs.time_s;
-    double hidden = tc->hidden_allgather * ag.time_s;
+    double hidden = tc->hidden_allgather * hag.time_s;
     if (!overlap || sw->tp_overlap == TS_TPO_NONE)
         return t + hidden;
     double exposed = t / tp + fmax(0.0, t * (1.0 - 1.0 / tp) - gemm_s) + fmax(0.0, hidden - 0.5 * gemm_s);
@@ -577,10 +579,33 @@ void ts_step_plan_build(const struct ts_job *job, const struct ts_compute *c,
                             plan->up_bandwidth, &x->bucket_latency_s, &x->bucket_bytes);
                 }
             }
-            if (plan->zero3)
+            if (plan->zero3) {
+                /* Hybrid sharding without dp_overlap: the all-reduce of the reduced shard
+                 * across the replicas is not issued unit by unit during the backward (FSDP
+                 * HYBRID_SHARD's post-backward hook) but after the last backward, in
+                 * buckets, fully exposed: XLA's latency-hiding scheduler leaves most of the
+                 * weight-gradient all-reduce exposed (openxla/xla issue #1539, 2023) and
+                 * MaxText runs pure data parallelism across slices (dcn_data_parallelism)
+                 * with FSDP inside them. The units then reduce-scatter inside the shard
+                 * group only. */
+                bool after = g_replicas.size > 1 && !par->dp_overlap;
+                struct ts_group none;
+                ts_comm_group_strided(sys, 1, 1, &none);
                 z3_chunk(job, c, x, layers, layer_f,
                          ((layers - full) * layer_b + full * layer_b_full) / layers, k == 0 && ch == 0,
-                         k == p - 1 && ch == v - 1, &g_shard, &g_replicas, w_bytes, g_bytes, plan);
+                         k == p - 1 && ch == v - 1, &g_shard, after ? &none : &g_replicas, w_bytes,
+                         g_bytes, plan);
+                if (after) {
+                    TS_ASSERT(par->bucket_bytes > 0, "bucket_bytes %g: the job parser sets the "
+                              "default", par->bucket_bytes);
+                    double shard_bytes = x->params * g_bytes / g_shard.size;
+                    int nb = (int)ceil(shard_bytes / par->bucket_bytes);
+                    x->buckets = nb < 1 ? 1 : nb;
+                    as_flow(sys, TS_COLL_ALLREDUCE, &g_replicas, shard_bytes / x->buckets, dp_nic,
+                            plan->nic_bandwidth, plan->up_bandwidth, &x->bucket_latency_s,
+                            &x->bucket_bytes);
+                }
+            }
         }
         plan->optimizer_s[k] = ts_compute_optimizer_time(job, c, k);
 

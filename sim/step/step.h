@@ -86,7 +86,9 @@ struct ts_step_plan {
     double nic_bandwidth;           // bytes/s of a GPU's NIC share (efficiency applied)
     double up_bandwidth;            // bytes/s of a GPU's scale-up link
     bool dp_over_nic;               // data-parallel traffic crosses domains
-    bool dp_overlap;                // reduce buckets during backward
+    bool dp_overlap;                // reduce buckets during backward (false: after the last
+                                    //   backward; with ZeRO-3 hybrid sharding the buckets are
+                                    //   the all-reduce across the replicas)
     double overlap_slowdown;        // fractional slowdown of a backward task while the gradient
                                     //   reduction overlaps it, and of each ZeRO-3 / FSDP unit's
                                     //   compute while its gathers / scatters run beside it
