@@ -21,16 +21,19 @@ void ts_cli_sweep_help(FILE *f)
             "                      [--partial OUT.partial.json] [--resume PARTIAL]\n"
             "                      [--set PATH=VALUE ...] [--explain] [--emit job OUT.json | megatron]\n"
             "                      [--sensitivity] [--report OUT.html] [--no-model-uncertainty] [--wide]\n"
+            "                      [--search-software]\n"
             "\n"
             "Search GPU types, node counts, pricing models, software profiles and parallel layouts\n"
             "for the cheapest (or fastest) setup that trains the sweep's model on its token budget\n"
             "while meeting its constraint (a throughput target or a deadline), failures and\n"
             "restarts included. Without a constraint it finds the cheapest (or fastest) setup.\n"
             "\n"
-            "Lists compare: \"model\", \"tokens\", \"precision\", \"constraint.deadline\" and\n"
-            "\"constraint.min_tokens_per_s\" may each list several values; the sweep answers every\n"
-            "combination (table: one section each; JSON: the first at the top level and all in\n"
-            "\"scenarios\", each with a \"scenario\" key; CSV: a leading scenario column).\n"
+            "Lists compare: \"model\", \"tokens\", \"precision\", \"software\", \"constraint.deadline\"\n"
+            "and \"constraint.min_tokens_per_s\" may each list several values; the sweep answers\n"
+            "every combination (table: one section each; JSON: the first at the top level and all\n"
+            "in \"scenarios\", each with a \"scenario\" key; CSV: a leading scenario column).\n"
+            "With --search-software a \"software\" list is searched instead, like the systems:\n"
+            "one answer, the best profile's.\n"
             "--csv and --resume take one combination; an interrupted multi-combination sweep\n"
             "saves no partial work.\n"
             "\n"
@@ -50,6 +53,9 @@ void ts_cli_sweep_help(FILE *f)
             "  --no-model-uncertainty  finalists' Monte Carlo without the model's own error\n"
             "                   (the validation band of each profile x device; default on)\n"
             "  --wide           tables with every layout column (default: fit 100 columns)\n"
+            "  --search-software  a \"software\" list is one searched dimension (every layout\n"
+            "                   once per profile; the answer names the best profile) instead\n"
+            "                   of one answer per profile\n"
             "  --max-configs N  refuse (exit 2) a sweep that enumerates more than N layouts\n"
             "                   (default 4000000; the shipped sweeps enumerate up to 1.6 M);\n"
             "                   the message gives the count. Memory does not grow with the\n"
@@ -227,6 +233,8 @@ static int sweep_command(int argc, char **argv)
             opt.model_uncertainty = false;
         } else if (strcmp(a, "--wide") == 0) {
             ts_report_wide = true;
+        } else if (strcmp(a, "--search-software") == 0) {
+            whatif.search_software = true;
         } else if (ts_cli_positional("sweep", "sweep", a, &file)) {
             return TS_ERR_INPUT;
         }
