@@ -11,6 +11,7 @@
 #include "cli/cli.h"
 #include "report/audit.h"
 #include "search/sensitivity.h"
+#include "search/shard.h"
 
 void ts_cli_sensitivity_help(FILE *f)
 {
@@ -102,12 +103,13 @@ static int sensitivity_write(const char *file, const struct ts_sensitivity *s, e
     struct ts_buf buf;
     ts_buf_init(&buf);
     int rc = TS_OK;
-    if (csv) {
+    bool writer = ts_shard_rank() == 0;     /* under MPI rank 0 writes the files */
+    if (csv && writer) {
         ts_report_sensitivity_csv(s, &buf);
         rc = ts_cli_emit(&buf, csv);
         buf.len = 0;
     }
-    if (rc == TS_OK && report) {
+    if (rc == TS_OK && report && writer) {
         if (sw && res) {
             cJSON *o = ts_report_sweep_json(sw, res);
             rc = ts_cli_report_answer(report, "sensitivity", file, res->found ? &res->best_job : NULL,
@@ -134,7 +136,10 @@ static int sensitivity_write(const char *file, const struct ts_sensitivity *s, e
     return rc;
 }
 
-int ts_cli_sensitivity(int argc, char **argv)
+/* Set when the ranks have already agreed on the final status (the setup check). */
+static bool shard_agreed;
+
+static int sensitivity_command(int argc, char **argv)
 {
     const char *file = NULL, *csv = NULL, *report = NULL;
     enum ts_format format = ts_cli_default_format();
@@ -188,17 +193,6 @@ int ts_cli_sensitivity(int argc, char **argv)
     if (sweep) {
         sw = ts_xmalloc(sizeof *sw);
         rc = ts_sweep_load(file, sw, &err);
-        /* The base sweep is run here and handed over: the page shows its answer in full. */
-        if (rc == TS_OK) {
-            res = ts_xcalloc(1, sizeof *res);
-            struct ts_sweep_options so;
-            memset(&so, 0, sizeof so);
-            so.threads = opt.threads;
-            rc = ts_sweep_run(sw, &so, res, &err);
-            opt.base_result = res;
-        }
-        if (rc == TS_OK)
-            rc = ts_sensitivity_sweep(sw, &opt, s, &err);
     } else {
         job = ts_xmalloc(sizeof *job);
         cJSON *doc;
@@ -208,8 +202,34 @@ int ts_cli_sensitivity(int argc, char **argv)
             rc = ts_job_parse(&root, NULL, job, &err);
             cJSON_Delete(doc);
         }
+    }
+    /* Under MPI every rank has read the same input; one that could not ends every rank here,
+     * before the collectives of the work. */
+    int all = ts_shard_agree(rc);
+    shard_agreed = all != TS_OK;
+    if (rc == TS_OK && all) {
+        fprintf(stderr, "trainsim sensitivity: another MPI rank could not read the input "
+                "(status %d): every rank reads FILE and the catalogue, so they must be visible on "
+                "every node\n", all);
+        free(sw);
+        free(job);
+        free(s);
+        return all;
+    }
+    if (rc) {
+        /* reported below */
+    } else if (sweep) {
+        /* The base sweep is run here and handed over: the page shows its answer in full. */
+        res = ts_xcalloc(1, sizeof *res);
+        struct ts_sweep_options so;
+        memset(&so, 0, sizeof so);
+        so.threads = opt.threads;
+        rc = ts_sweep_run(sw, &so, res, &err);
+        opt.base_result = res;
         if (rc == TS_OK)
-            rc = ts_sensitivity_job(job, &opt, s, &err);
+            rc = ts_sensitivity_sweep(sw, &opt, s, &err);
+    } else {
+        rc = ts_sensitivity_job(job, &opt, s, &err);
     }
     if (rc) {
         fprintf(stderr, "trainsim: %s%s%s\n", strncmp(err.msg, file, strlen(file)) ? file : "",
@@ -223,5 +243,31 @@ int ts_cli_sensitivity(int argc, char **argv)
     free(sw);
     free(job);
     free(s);
+    return rc;
+}
+
+/* The command under MPI (README "MPI"), as `trainsim sweep`: every rank runs it on the same
+ * input and the perturbed points are shared out by index (search/sensitivity.h); ranks other
+ * than 0 print nothing and write no files, and all end with the same status. */
+int ts_cli_sensitivity(int argc, char **argv)
+{
+    struct ts_err err;
+    ts_err_clear(&err);
+    int rc = ts_shard_init(&argc, &argv, &err);
+    if (rc) {
+        fprintf(stderr, "trainsim sensitivity: %s\n", err.msg);
+        return rc;
+    }
+    if (ts_shard_rank() > 0) {
+        if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr))
+            rc = TS_ERR_RUNTIME;
+    }
+    shard_agreed = false;
+    if (!rc)
+        rc = sensitivity_command(argc, argv);
+    fflush(stdout);
+    if (!shard_agreed)
+        rc = ts_shard_agree(rc);
+    ts_shard_finalize();
     return rc;
 }

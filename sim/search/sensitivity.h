@@ -36,6 +36,12 @@
  * beyond the range: up to x1024 the assumed preemption rate and x4.8 the spot price when
  * the answer is spot, down as far when spot is offered but not the answer.
  * Results depend only on the inputs: the same bytes for any thread count.
+ *
+ * MPI (search/shard.h): the range ends (two points per input, up to 16) are independent, so
+ * point k runs whole on rank k % ranks (a sweep as a one-process sweep there) and the answers
+ * are exchanged in index order; the base and the break-evens' bisections, which depend on
+ * earlier points, run on every rank (a sweep's own steps sharded as in `trainsim sweep`). The
+ * bytes are those of one process for any number of ranks. Call on every rank.
  */
 #ifndef TS_SENSITIVITY_H
 #define TS_SENSITIVITY_H
