@@ -11,6 +11,7 @@
 #include "cost/cost.h"
 #include "report/audit.h"
 #include "run/run.h"
+#include "search/sensitivity.h"
 #include "spec/spec.h"
 #include "step/step.h"
 
@@ -291,9 +292,18 @@ int ts_cli_run(int argc, char **argv)
                                     have_dist ? &dist : NULL};
         if (report) {
             cJSON *o = ts_report_run_json(&out);
+            /* The cost distribution: each replication's bill (search/sensitivity.h). */
+            double *bills = have_run && have_cost ? ts_xmalloc((size_t)n_samples * sizeof *bills) : NULL;
+            if (bills && (rc = ts_job_replication_bills(job, &it, &run,
+                                                        ts_compute_checkpoint_bytes(job, &scratch.compute),
+                                                        samples, n_samples, bills, &err)))
+                fprintf(stderr, "trainsim: %s: --report: %s\n", file, err.msg);
             struct ts_html_input hi = {"run", file, o, NULL, have_run ? samples : NULL,
-                                       have_run ? n_samples : 0, &trace};
-            rc = ts_cli_write_report(report, &hi);
+                                       have_run ? n_samples : 0, &trace, bills,
+                                       bills ? n_samples : 0};
+            if (rc == TS_OK)
+                rc = ts_cli_write_report(report, &hi);
+            free(bills);
             cJSON_Delete(o);
         }
         if (rc == TS_OK)

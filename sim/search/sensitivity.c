@@ -46,6 +46,7 @@ int ts_job_eval_full(const struct ts_job *job, struct ts_job_eval *out, double *
     ts_step_evaluate(job, TS_METHOD_DISCRETE_EVENT, &scratch, &out->it, NULL, trace);
     int rc = TS_OK;
     double ckpt = ts_compute_checkpoint_bytes(job, &scratch.compute);
+    out->checkpoint_bytes = ckpt;
     int n = job->reliability.replications > 0 ? job->reliability.replications : 1;
     double *own = NULL;
     if (job->has_reliability && job->has_training && out->it.feasible) {
@@ -85,6 +86,23 @@ int ts_job_eval_full(const struct ts_job *job, struct ts_job_eval *out, double *
     free(own);
     ts_eval_scratch_free(&scratch);
     return rc;
+}
+
+int ts_job_replication_bills(const struct ts_job *job, const struct ts_iteration *it,
+                             const struct ts_run_result *run, double checkpoint_bytes,
+                             const double *samples, int n, double *bills, struct ts_err *err)
+{
+    /* One sample: the cost model's p90 is the bill at that sample's wall time (and the
+     * steps it took), as sim/run/uncertainty.c bills each replication. */
+    for (int i = 0; i < n; i++) {
+        struct ts_cost_input ci = {job, it, run, &samples[i], 1, checkpoint_bytes};
+        struct ts_cost_result cr;
+        int rc = ts_cost_compute(&ci, &cr, err);
+        if (rc)
+            return rc;
+        bills[i] = cr.p90_usd;
+    }
+    return TS_OK;
 }
 
 /* ---------------------------------------------------------------- perturbations */
