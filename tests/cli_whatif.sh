@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # What-ifs without editing files: --set, --explain, compare, sweeps without a constraint and
-# over lists, --emit job and --emit megatron.
+# over lists (software included), tables within 100 columns (--wide), --emit job and --emit
+# megatron.
 #
 # Needs bash, coreutils, grep, sed, awk and cmp (no python, no jq).
 . "$(dirname "$0")/cli.bash" cli_whatif "$@"
@@ -222,6 +223,32 @@ expect_in "$tmp/sw_search.out" "    \"software\":  \"${cheap#* }\"," "--search-s
 run sw_dup sweep "$small" --no-progress --set 'software=["megatron-core","megatron-core"]'
 expect_rc sw_dup 2
 expect_in "$tmp/sw_dup.err" "small-cost.json: software[1]: the same value as software[0]" "a profile listed twice"
+
+# --- tables fit 100 columns: prose wrapped, --wide leaves it ------------------------------
+# No table line passes 100 columns (UTF-8 characters); with --wide some do (for run and
+# sensitivity the same words: only the line breaks and the continuation indent differ);
+# JSON is the same either way.
+cols() { LC_ALL=C.UTF-8 awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }' "$1"; }
+flat() { tr -s ' \n' '  ' <"$1"; }
+for c in "run $job" "sweep $small --no-progress" "sensitivity $DATA/report/tiny-job.json --no-progress"; do
+    name=wrap_${c%% *}
+    # shellcheck disable=SC2086
+    run "$name" $c --format table
+    expect_rc "$name" 0
+    # shellcheck disable=SC2086
+    run "${name}_wide" $c --format table --wide
+    expect_rc "${name}_wide" 0
+    [ "$(cols "$tmp/$name.out")" -le 100 ] ||
+        fail "$name: a line of $(cols "$tmp/$name.out") columns: $(LC_ALL=C.UTF-8 awk 'length($0) > 100' "$tmp/$name.out" | head -2)"
+    [ "$(cols "$tmp/${name}_wide.out")" -gt 100 ] || fail "$name --wide: no line past 100 columns (nothing was wrapped)"
+    # (a sweep's --wide also widens its tables: the words differ there)
+    [ "$name" = wrap_sweep ] || [ "$(flat "$tmp/$name.out")" = "$(flat "$tmp/${name}_wide.out")" ] ||
+        fail "$name: wrapping changed the words: $(diff <(flat "$tmp/$name.out" | tr ' ' '\n') <(flat "$tmp/${name}_wide.out" | tr ' ' '\n') | head -6)"
+done
+run wrap_json sweep "$small" --format json --no-progress
+run wrap_json_wide sweep "$small" --format json --no-progress --wide
+cmp -s <(grep -v elapsed_s "$tmp/wrap_json.out") <(grep -v elapsed_s "$tmp/wrap_json_wide.out") ||
+    fail "--wide changed the JSON"
 
 # --- --emit job reproduces the sweep's best ------------------------------------------------
 run emit sweep "$small" --format json --no-progress --emit job "$tmp/best.json"

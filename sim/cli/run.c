@@ -22,7 +22,7 @@ void ts_cli_run_help(FILE *f)
             "                    [--run-trace OUT.json] [--method discrete-event|closed-form]\n"
             "                    [--replications N] [--seed S] [--threads N] [--report OUT.html]\n"
             "                    [--set PATH=VALUE ...] [--explain] [--emit job OUT.json | megatron]\n"
-            "                    [--no-model-uncertainty]\n"
+            "                    [--no-model-uncertainty] [--wide]\n"
             "\n"
             "Simulate one job file (configs/*.json): one training iteration as a discrete-event\n"
             "simulation of the pipeline schedule with TP/PP/DP/CP traffic, memory per GPU,\n"
@@ -51,9 +51,11 @@ void ts_cli_run_help(FILE *f)
             "  --emit job OUT write the job with the --set overrides applied as a job file\n"
             "  --emit megatron  print the Megatron-LM / NeMo arguments of the job instead\n"
             "  --report OUT   also write an HTML page (opens offline): the answer, assumptions,\n"
-            "                 the bill, the finish-time CDF and the iteration timeline\n"
+            "                 the bill, the finish-time CDF, the cost distribution and the iteration\n"
+            "                 timeline\n"
             "  --no-model-uncertainty  time_quantiles / cost_quantiles from failures only,\n"
             "                 without the model's validation band (default: both combined)\n"
+            "  --wide         the table's sentences unwrapped (default: wrapped at 100 columns)\n"
             "\n"
             "An infeasible job (out of memory) is a result: exit 0 with \"feasible\": false.\n"
             "\n"
@@ -90,6 +92,10 @@ int ts_cli_run(int argc, char **argv)
             continue;
         if (strcmp(a, "--no-model-uncertainty") == 0) {
             model_uncertainty = false;
+            continue;
+        }
+        if (strcmp(a, "--wide") == 0) {
+            ts_report_wide = true;
             continue;
         }
         if (strcmp(a, "--format") == 0 && has_value) {

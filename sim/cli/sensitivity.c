@@ -18,7 +18,7 @@ void ts_cli_sensitivity_help(FILE *f)
     fprintf(f,
             "usage: trainsim sensitivity FILE [--format table|json|csv] [--csv OUT.csv]\n"
             "                            [--report OUT.html] [--threads N] [--no-progress]\n"
-            "                            [--inputs NAME,NAME,...]\n"
+            "                            [--inputs NAME,NAME,...] [--wide]\n"
             "\n"
             "Perturb the uncertain inputs of a job or a sweep one at a time over stated ranges\n"
             "and report, for each, the cost and time at both ends and whether the answer (for a\n"
@@ -48,6 +48,7 @@ void ts_cli_sensitivity_help(FILE *f)
             "  --threads N    OpenMP threads\n"
             "  --inputs LIST  vary only these inputs (comma-separated names from the list above)\n"
             "  --no-progress  no progress line on stderr\n"
+            "  --wide         the table's sentences unwrapped (default: wrapped at 100 columns)\n"
             "\n"
             "examples:\n"
             "  trainsim sensitivity configs/quickstart-sweep.json\n"
@@ -130,6 +131,8 @@ static int sensitivity_write(const char *file, const struct ts_sensitivity *s, e
             ts_report_json_print(o, &buf);
             cJSON_Delete(o);
         }
+        if (format == TS_FORMAT_TABLE && !ts_report_wide)
+            ts_report_wrap_prose(&buf, TS_REPORT_WIDTH);
         rc = ts_cli_emit(&buf, NULL);
     }
     ts_buf_free(&buf);
@@ -164,6 +167,8 @@ static int sensitivity_command(int argc, char **argv)
                 return TS_ERR_INPUT;
         } else if (strcmp(a, "--no-progress") == 0) {
             opt.progress = false;
+        } else if (strcmp(a, "--wide") == 0) {
+            ts_report_wide = true;
         } else if (ts_cli_positional("sensitivity", "job or sweep", a, &file)) {
             return TS_ERR_INPUT;
         }

@@ -52,7 +52,8 @@ void ts_cli_sweep_help(FILE *f)
             "  --no-progress    no progress bar on stderr\n"
             "  --no-model-uncertainty  finalists' Monte Carlo without the model's own error\n"
             "                   (the validation band of each profile x device; default on)\n"
-            "  --wide           tables with every layout column (default: fit 100 columns)\n"
+            "  --wide           tables with every layout column and prose unwrapped (default:\n"
+            "                   fit 100 columns, sentences wrapped at 100)\n"
             "  --search-software  a \"software\" list is one searched dimension (every layout\n"
             "                   once per profile; the answer names the best profile) instead\n"
             "                   of one answer per profile\n"
@@ -65,13 +66,15 @@ void ts_cli_sweep_help(FILE *f)
             "                   an \"explain\" key\n"
             "  --emit job OUT   write the best configuration as a job file: trainsim run OUT\n"
             "                   reproduces the answer\n"
-            "  --emit megatron  print the best layout's Megatron-LM / NeMo arguments instead\n"
+            "  --emit megatron  print the best layout's Megatron-LM / NeMo arguments instead\n");
+    fprintf(f,
             "  --sensitivity    also perturb the uncertain inputs one at a time and re-run the\n"
             "                   sweep per point (trainsim sensitivity --help): JSON gains\n"
             "                   `sensitivity`, `not_varied` and `break_even`, the table a tornado\n"
             "                   (the CSV stays the sweep's: trainsim sensitivity --format csv)\n"
             "  --report OUT     also write an HTML page (opens offline): the question, the answer,\n"
-            "                   assumptions, bill, Pareto front, finish-time CDF, tornado (with\n"
+            "                   assumptions, bill, Pareto front, finish-time CDF and cost\n"
+            "                   distribution, tornado (with\n"
             "                   --sensitivity), best per system and the iteration timeline\n"
             "  --partial P      where an interrupted sweep saves its finished work (default:\n"
             "                   NAME.partial.json in the working directory, NAME being FILE's\n"
@@ -82,7 +85,8 @@ void ts_cli_sweep_help(FILE *f)
             "                   left in place\n"
             "\n"
             "Ctrl-C (SIGINT), SIGTERM and SIGHUP (as sent by timeout, Slurm or Kubernetes) stop\n"
-            "the sweep within a second, in screening, simulation or the finalists' Monte Carlo: it writes the finished work to the partial file (marked\n"
+            "the sweep within a second, in screening, simulation or the finalists' Monte Carlo:\n"
+            "it writes the finished work to the partial file (marked\n"
             "\"trainsim_partial_sweep\", with a checksum and a fingerprint of the sweep file, every\n"
             "catalogue file it reads and the trainsim version), names it on stderr with how to\n"
             "resume, and exits with status 128 + the signal: 130, 143, 129. A second signal of\n"
@@ -174,6 +178,8 @@ static int sweep_outputs(const char *file, const struct ts_sweep *sw, const stru
         } else {
             ts_report_json_print(o, &buf);
         }
+        if (format == TS_FORMAT_TABLE && !ts_report_wide)
+            ts_report_wrap_prose(&buf, TS_REPORT_WIDTH);
         rc = ts_cli_emit(&buf, NULL);
         ts_buf_free(&buf);
     }

@@ -162,6 +162,8 @@ int ts_cli_run_answer(const struct ts_cli_whatif *w, const char *file,
     }
     cJSON_Delete(explain);
     cJSON_Delete(defaults);
+    if (format == TS_FORMAT_TABLE && !ts_report_wide)
+        ts_report_wrap_prose(&buf, TS_REPORT_WIDTH);
     rc = ts_cli_emit(&buf, NULL);
     ts_buf_free(&buf);
     return rc;
@@ -406,6 +408,8 @@ int ts_cli_sweep_answer(const struct ts_cli_whatif *w, const char *file,
             rc = sweep_emit(w, file, w->scenarios[0], sw, res, &none);
             ts_buf_free(&none);
         }
+        if (format == TS_FORMAT_TABLE && !w->emit_megatron && !ts_report_wide)
+            ts_report_wrap_prose(&buf, TS_REPORT_WIDTH);
         if (rc == TS_OK)
             rc = ts_cli_emit(&buf, NULL);
         ts_buf_free(&buf);
@@ -495,6 +499,8 @@ int ts_cli_sweep_answer(const struct ts_cli_whatif *w, const char *file,
     }
     cJSON_Delete(first);
     cJSON_Delete(all);
+    if (format == TS_FORMAT_TABLE && !w->emit_megatron && !ts_report_wide)
+        ts_report_wrap_prose(&buf, TS_REPORT_WIDTH);
     if (rc == TS_OK)
         rc = ts_cli_emit(&buf, NULL);
     ts_buf_free(&buf);
