@@ -89,8 +89,9 @@ for n in 2 3; do
     mpi c_ex$n $n sweep "$COST" --format json --no-progress --exhaustive
     same "exhaustive, $n ranks" "$tmp/c_ex.out" "$tmp/c_ex$n.out"
 done
-# `trainsim sensitivity` shares its perturbed points out by index: the same tornado, break-evens
-# and evaluation count (JSON, table, the --csv file) for a sweep and for a job on 1, 2, 3 ranks.
+# `trainsim sensitivity` (and `sweep --sensitivity`) shares its perturbed points out by index:
+# the same tornado, break-evens and evaluation count (JSON, table, the --csv file) for a sweep
+# and for a job on 1, 2, 3 ranks.
 SENS_SWEEP="$DATA/report/tiny-sweep.json"
 SENS_JOB="$DATA/report/tiny-job.json"
 serial se_json sensitivity "$SENS_SWEEP" --format json --no-progress --csv "$tmp/se.csv"
@@ -99,6 +100,8 @@ grep -Eq '"evaluations":  [1-9][0-9]+' "$tmp/se_json.out" || fail "sweep sensiti
 serial se_table sensitivity "$SENS_SWEEP" --format table --no-progress
 serial sj_json sensitivity "$SENS_JOB" --format json --no-progress
 expect_rc sj_json 0
+serial ss_json sweep "$SENS_SWEEP" --sensitivity --format json --no-progress
+expect_rc ss_json 0
 for n in 1 2 3; do
     mpi se_json$n $n sensitivity "$SENS_SWEEP" --format json --no-progress --csv "$tmp/se$n.csv"
     expect_rc se_json$n 0
@@ -110,6 +113,9 @@ for n in 1 2 3; do
     mpi sj_json$n $n sensitivity "$SENS_JOB" --format json --no-progress
     expect_rc sj_json$n 0
     same "job sensitivity, $n ranks" "$tmp/sj_json.out" "$tmp/sj_json$n.out"
+    mpi ss_json$n $n sweep "$SENS_SWEEP" --sensitivity --format json --no-progress
+    expect_rc ss_json$n 0
+    same "sweep --sensitivity, $n ranks" "$tmp/ss_json.out" "$tmp/ss_json$n.out"
 done
 mpi se_bad3 3 sensitivity "$tmp/no-such-file.json" --no-progress
 expect_rc se_bad3 2
