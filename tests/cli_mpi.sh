@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# `mpirun -np N trainsim sweep`: the same bytes as one process for N = 1, 2, 3 (table, JSON,
-# CSV and the --csv file; only the elapsed time and the rate computed from it may differ),
+# `mpirun -np N trainsim sweep` and `trainsim sensitivity`: the same bytes as one process for
+# N = 1, 2, 3 (table, JSON, CSV and the --csv file; only the elapsed time and the rate
+# computed from it may differ),
 # one message and one exit status on every error, and interruption and resume across rank
 # counts. Registered only in builds with -DTS_MPI=ON; the reference is a build without MPI
 # when TS_SERIAL_BIN names one (CI: the sanitized build), else this binary as one process.
@@ -30,9 +31,10 @@ serial() {
     "$SERIAL" "$@" >"$tmp/$name.out" 2>"$tmp/$name.err"
     rc=$?
 }
-# The bytes that must agree: everything but the elapsed time (JSON key; table line 2).
+# The bytes that must agree: everything but the elapsed time (JSON keys, also of each
+# combination; table line 2).
 stable() {
-    sed -e '/^  "elapsed_s":/d' -e 's/^\(searched [0-9]* configurations\) in .*: /\1: /' "$1"
+    sed -e '/^ *"elapsed_s":/d' -e 's/^\(searched [0-9]* configurations\) in .*: /\1: /' "$1"
 }
 same() {    # same WHAT FILE_A FILE_B
     [ -s "$2" ] || { fail "$1: $(basename "$2") is empty"; return; }
@@ -87,6 +89,38 @@ for n in 2 3; do
     mpi c_ex$n $n sweep "$COST" --format json --no-progress --exhaustive
     same "exhaustive, $n ranks" "$tmp/c_ex.out" "$tmp/c_ex$n.out"
 done
+# `trainsim sensitivity` (and `sweep --sensitivity`) shares its perturbed points out by index:
+# the same tornado, break-evens and evaluation count (JSON, table, the --csv file) for a sweep
+# and for a job on 1, 2, 3 ranks.
+SENS_SWEEP="$DATA/report/tiny-sweep.json"
+SENS_JOB="$DATA/report/tiny-job.json"
+serial se_json sensitivity "$SENS_SWEEP" --format json --no-progress --csv "$tmp/se.csv"
+expect_rc se_json 0
+grep -Eq '"evaluations":  [1-9][0-9]+' "$tmp/se_json.out" || fail "sweep sensitivity: fewer than 10 points"
+serial se_table sensitivity "$SENS_SWEEP" --format table --no-progress
+serial sj_json sensitivity "$SENS_JOB" --format json --no-progress
+expect_rc sj_json 0
+serial ss_json sweep "$SENS_SWEEP" --sensitivity --format json --no-progress
+expect_rc ss_json 0
+for n in 1 2 3; do
+    mpi se_json$n $n sensitivity "$SENS_SWEEP" --format json --no-progress --csv "$tmp/se$n.csv"
+    expect_rc se_json$n 0
+    same "sweep sensitivity, $n ranks" "$tmp/se_json.out" "$tmp/se_json$n.out"
+    cmp -s "$tmp/se.csv" "$tmp/se$n.csv" || fail "sensitivity --csv file, $n ranks: differs"
+    [ ! -s "$tmp/se_json$n.err" ] || fail "sensitivity on $n ranks writes to stderr: $(head -c 300 "$tmp/se_json$n.err")"
+    mpi se_table$n $n sensitivity "$SENS_SWEEP" --format table --no-progress
+    same "sensitivity table, $n ranks" "$tmp/se_table.out" "$tmp/se_table$n.out"
+    mpi sj_json$n $n sensitivity "$SENS_JOB" --format json --no-progress
+    expect_rc sj_json$n 0
+    same "job sensitivity, $n ranks" "$tmp/sj_json.out" "$tmp/sj_json$n.out"
+    mpi ss_json$n $n sweep "$SENS_SWEEP" --sensitivity --format json --no-progress
+    expect_rc ss_json$n 0
+    same "sweep --sensitivity, $n ranks" "$tmp/ss_json.out" "$tmp/ss_json$n.out"
+done
+mpi se_bad3 3 sensitivity "$tmp/no-such-file.json" --no-progress
+expect_rc se_bad3 2
+[ "$(grep -c 'no-such-file.json' "$tmp/se_bad3.err")" -eq 1 ] || fail "sensitivity error on 3 ranks: not one message"
+
 # A temporary file of rank 0's atomic writes, or a file written by another rank, would show.
 [ -z "$(ls "$tmp" | grep '\.tmp\.')" ] || fail "temporary files left: $(ls "$tmp" | grep '\.tmp\.')"
 

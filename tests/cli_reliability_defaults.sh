@@ -158,7 +158,7 @@ expect_rc given 0
 expect_in "$tmp/given.out" '"preset":  "manual"' given
 grep -A3 '"rollback":  {' "$tmp/given.out" | grep -q '"fraction":  0.02' || fail "given: rollback not listed"
 grep -A2 '"planned":  {' "$tmp/given.out" | grep -q '"enabled":  true' || fail "given: planned not listed"
-run given_t run "$tmp/given.json" --format table --replications 50
+run given_t run "$tmp/given.json" --format table --wide --replications 50
 expect_in "$tmp/given_t.out" "recovery (given): crash detection immediate" given_t
 expect_in "$tmp/given_t.out" "(manual); queue 5 min" given_t
 expect_in "$tmp/given_t.out" "rollback 2% of failures, 1 back; planned one per" given_t

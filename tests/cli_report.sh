@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `--report FILE.html` on run, sweep and sensitivity, and `trainsim sensitivity`: the page is
 # written (after its path was checked, before the work), self-contained (no http(s)
-# reference, no external src, stylesheet or import), has every section and chart, escapes
+# reference, no external src, stylesheet or import), has every section and chart (the cost
+# distribution's p90 being the run's cost_p90), escapes
 # what it prints, says so per chart when gnuplot is absent (and the command still succeeds),
 # and renders in headless Chromium with no console message and every chart drawn.
 # Without chromium the browser part cannot run: the script then exits 77, which ctest
@@ -76,12 +77,26 @@ expect_rc run_report 0
 [ -s "$tmp/run.html" ] || fail "run_report: no page written"
 self_contained run_report "$tmp/run.html"
 has_sections run_report "$tmp/run.html"
-has_charts run_report "$tmp/run.html" attribution cdf timeline
+has_charts run_report "$tmp/run.html" attribution cdf cost timeline
 expect_in "$tmp/run.html" "A single job has no Pareto front" "a run says why it has no front"
 ls "$tmp"/.run.html* >/dev/null 2>&1 && fail "run_report: a temporary file was left beside the page"
 # the page's answer is the JSON's
 cost=$(python3 -c "import json,sys; print('\${:,.0f}'.format(json.load(open(sys.argv[1]))['cost_total']))" "$tmp/run_report.out" 2>/dev/null)
 [ -n "$cost" ] && expect_in "$tmp/run.html" "expected cost $cost" "the page states the run's cost"
+# The cost distribution is of the bills whose 90th percentile the run reports as cost_p90;
+# its bars hold every replication (shares summing to 1).
+p90=$(python3 -c "import json,sys; print('\${:,.0f}'.format(json.load(open(sys.argv[1]))['cost_p90']))" "$tmp/run_report.out" 2>/dev/null)
+[ -n "$p90" ] && expect_in "$tmp/run.html" ", p90 $p90.</figcaption>" "the cost chart's p90 is the run's cost_p90"
+# (a job whose replications spread: its p50 differs from the p90, which is the run's)
+run spread run "$ROOT/configs/gpt3-175b-a100.json" --report "$tmp/spread.html" --format json
+expect_rc spread 0
+s90=$(python3 -c "import json,sys; print('\${:,.0f}'.format(json.load(open(sys.argv[1]))['cost_p90']))" "$tmp/spread.out" 2>/dev/null)
+s50=$(grep -o 'wall time: p50 [^,]*,[^,]*,[^,]*, p90' "$tmp/spread.html" | sed 's/wall time: p50 //; s/, p90$//')
+[ -n "$s90" ] && [ -n "$s50" ] && [ "$s50" != "$s90" ] || fail "spread: no spread of bills ($s50 .. $s90)"
+expect_in "$tmp/spread.html" "p90 $s90.</figcaption>" "the cost chart's p90 is the run's cost_p90 (spread)"
+has_charts spread "$tmp/spread.html" attribution cdf cost timeline
+reps=$(python3 -c "import json,sys; print(json.load(open(sys.argv[1]))['model_uncertainty']['replications'])" "$tmp/run_report.out" 2>/dev/null)
+expect_in "$tmp/run.html" "Cost distribution of the answer: the bill of each of the $reps replications" "the cost chart counts the run's replications"
 
 # ---------------------------------------------------------------- escaping
 esc="$tmp/a<b>&'q.json"
@@ -97,7 +112,7 @@ expect_rc job_sens 0
 expect_in "$tmp/job_sens.out" "input,low,high,cost_low,cost_high,time_low,time_high,answer_low,answer_high,answer_changes" "the CSV header"
 expect_in "$tmp/job_sens.out" "prices,0.8,1.2," "the prices row"
 self_contained job_sens "$tmp/sens.html"
-has_charts job_sens "$tmp/sens.html" attribution cdf tornado timeline
+has_charts job_sens "$tmp/sens.html" attribution cdf cost tornado timeline
 run job_sens_json sensitivity "$JOB" --format json --no-progress
 expect_rc job_sens_json 0
 python3 - "$tmp/job_sens_json.out" <<'EOF' || fail "job_sens_json: the JSON rows"
@@ -119,7 +134,7 @@ if [ "$slow" = 1 ]; then
     expect_rc sweep_report 0
     self_contained sweep_report "$tmp/sweep.html"
     has_sections sweep_report "$tmp/sweep.html"
-    has_charts sweep_report "$tmp/sweep.html" attribution pareto cdf tornado timeline
+    has_charts sweep_report "$tmp/sweep.html" attribution pareto cdf cost tornado timeline
     expect_in "$tmp/sweep.html" "stays the answer" "the page states the break-evens"
     python3 - "$tmp/sweep_report.out" <<'EOF' || fail "sweep_report: sensitivity keys in the sweep JSON"
 import json, sys
@@ -143,10 +158,10 @@ done
 PATH="$tmp/path" "$BIN" run "$JOB" --report "$tmp/nognuplot.html" --format json >"$tmp/nog.out" 2>"$tmp/nog.err"
 rc=$?
 [ "$rc" -eq 0 ] || fail "no gnuplot: exit $rc (the report must still be written): $(head -c 300 "$tmp/nog.err")"
-expect_in "$tmp/nog.err" "warning: --report: 3 charts not drawn (gnuplot is not installed" "the warning"
+expect_in "$tmp/nog.err" "warning: --report: 4 charts not drawn (gnuplot is not installed" "the warning"
 expect_in "$tmp/nognuplot.html" "Chart not drawn: gnuplot is not installed" "the page says so per chart"
 n=$(grep -c 'class="chart missing"' "$tmp/nognuplot.html")
-[ "$n" -eq 3 ] || fail "no gnuplot: $n charts marked missing, expected 3"
+[ "$n" -eq 4 ] || fail "no gnuplot: $n charts marked missing, expected 4"
 grep -q "<svg" "$tmp/nognuplot.html" && fail "no gnuplot: an SVG appeared anyway"
 self_contained nognuplot "$tmp/nognuplot.html"
 
@@ -177,13 +192,13 @@ printf '<!DOCTYPE html><html><body><script>console.error("x"); missingFunction()
 browse control_console "$tmp/bad.html"
 [ -s "$tmp/control_console.console" ] || fail "control: a console error went unseen (the console capture does not work)"
 browse control_missing "$tmp/nognuplot.html"
-grep -q 'data-charts="3" data-drawn="0"' "$tmp/control_missing.dom" ||
+grep -q 'data-charts="4" data-drawn="0"' "$tmp/control_missing.dom" ||
     fail "control: a page without drawn charts was not caught: $(grep -o '<p id="render-check"[^<]*' "$tmp/control_missing.dom")"
 
-drawn browser_run "$tmp/run.html" 3
-drawn browser_sens "$tmp/sens.html" 4
+drawn browser_run "$tmp/run.html" 4
+drawn browser_sens "$tmp/sens.html" 5
 if [ "$slow" = 1 ]; then
-    drawn browser_sweep "$tmp/sweep.html" 5
+    drawn browser_sweep "$tmp/sweep.html" 6
     timeout 120 "$chromium" --headless=new --disable-gpu --no-sandbox --no-first-run \
         --user-data-dir="$tmp/chrome-shot" --window-size=1000,1400 \
         --screenshot="$tmp/shot.png" "file://$tmp/sweep.html" >/dev/null 2>&1

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Command-line tests of sweeps over several software profiles: the answer's profile is the
+# Command-line tests of sweeps that search several software profiles (--search-software): the answer's profile is the
 # one whose job, run through `trainsim run`, is faster (same iteration times to the bit);
 # with three profiles on two systems the answer is the same with and without pruning and the
 # bytes are the same on one and two threads; a profile a system cannot run (FA3 on an A100)
@@ -49,7 +49,7 @@ cat >"$tmp/two.json" <<EOF
  "parallel": {"tp": [1], "pp": [1], "cp": [1], "microbatch": [1], "recompute": ["full"], "zero": [3],
               "sequence_parallel": [false], "schedule": ["1f1b"]}}
 EOF
-run two sweep "$tmp/two.json" --format json --no-progress --csv "$tmp/two.csv"
+run two sweep --search-software "$tmp/two.json" --format json --no-progress --csv "$tmp/two.csv"
 expect_rc two 0
 [ "$(json_number "$tmp/two.out" enumerated)" = 2 ] || fail "two profiles: not 2 layouts enumerated"
 sed -n '/^  "top":/,/^  "pareto":/p' "$tmp/two.out" >"$tmp/two.top"
@@ -76,7 +76,7 @@ sed -n '/"validation":  {/,/^  }/p' "$tmp/run-$fast.out" >"$tmp/run.val"
 sed 's/^  //' "$tmp/two.val" | cmp -s - "$tmp/run.val" ||
     fail "best's validation differs from the run's: $(diff <(sed 's/^  //' "$tmp/two.val") "$tmp/run.val" | head -8)"
 # The table shows the profile's validation under the answer, before the runner-up.
-run twot sweep "$tmp/two.json" --format table --no-progress
+run twot sweep --search-software "$tmp/two.json" --format table --no-progress
 expect_rc twot 0
 sed -n '/^ANSWER:/,/^The chosen setup/p' "$tmp/twot.out" >"$tmp/twot.answer"
 expect_in "$tmp/twot.answer" "Software $fast on h100-sxm" "table: validation under the answer"
@@ -98,9 +98,9 @@ sweep_file() {   # sweep_file OUT SYSTEMS SOFTWARE
 EOF
 }
 sweep_file "$tmp/three.json" '"dgx-a100-80g", "dgx-h100"' '"megatron-core", "pytorch-fsdp", "fa3.json"'
-OMP_NUM_THREADS=1 run t1 sweep "$tmp/three.json" --format json --no-progress --threads 1
+OMP_NUM_THREADS=1 run t1 sweep --search-software "$tmp/three.json" --format json --no-progress --threads 1
 expect_rc t1 0
-OMP_NUM_THREADS=2 run t2 sweep "$tmp/three.json" --format json --no-progress --threads 2
+OMP_NUM_THREADS=2 run t2 sweep --search-software "$tmp/three.json" --format json --no-progress --threads 2
 expect_rc t2 0
 grep -v '"elapsed_s"' "$tmp/t1.out" >"$tmp/t1.json"
 grep -v '"elapsed_s"' "$tmp/t2.out" >"$tmp/t2.json"
@@ -109,7 +109,7 @@ cmp -s "$tmp/t1.json" "$tmp/t2.json" || fail "threads: 1 and 2 threads differ:
 $(diff "$tmp/t1.json" "$tmp/t2.json" | head -20)"
 
 # Pruned and exhaustive: the same top-k and front.
-run ex sweep "$tmp/three.json" --format json --no-progress --exhaustive
+run ex sweep --search-software "$tmp/three.json" --format json --no-progress --exhaustive
 expect_rc ex 0
 sed -n '/^  "top":/,/^  "enumerated":/p' "$tmp/t1.out" >"$tmp/t1.top"
 sed -n '/^  "top":/,/^  "enumerated":/p' "$tmp/ex.out" >"$tmp/ex.top"
@@ -121,11 +121,11 @@ $(diff "$tmp/t1.top" "$tmp/ex.top" | head -20)"
 
 # Interrupted after one batch and resumed: the same answer as without the interruption (the
 # partial file stores each candidate's profile with its layout).
-TRAINSIM_TEST_STOP_AFTER_BATCHES=1 run int sweep "$tmp/three.json" --format json --no-progress \
+TRAINSIM_TEST_STOP_AFTER_BATCHES=1 run int sweep --search-software "$tmp/three.json" --format json --no-progress \
     --exhaustive --partial "$tmp/three.partial.json"
 expect_rc int 130
 expect_in "$tmp/three.partial.json" '"software"' "partial file names the profile field"
-run res sweep "$tmp/three.json" --format json --no-progress --exhaustive --resume "$tmp/three.partial.json"
+run res sweep --search-software "$tmp/three.json" --format json --no-progress --exhaustive --resume "$tmp/three.partial.json"
 expect_rc res 0
 grep -v '"elapsed_s"' "$tmp/ex.out" >"$tmp/ex.json"
 grep -v '"elapsed_s"' "$tmp/res.out" >"$tmp/res.json"
@@ -135,7 +135,7 @@ $(diff "$tmp/ex.json" "$tmp/res.json" | head -20)"
 # The (A100, megatron-fa3) pair is rejected, counted by layout: as many as one pair
 # enumerates (the enumeration does not depend on the profile), which a one-pair sweep counts.
 sweep_file "$tmp/one.json" '"dgx-a100-80g"' '"megatron-core"'
-run one sweep "$tmp/one.json" --format json --no-progress
+run one sweep --search-software "$tmp/one.json" --format json --no-progress
 expect_rc one 0
 pair=$(json_number "$tmp/one.out" enumerated)
 [ -n "$pair" ] && [ "$pair" -gt 0 ] || fail "one pair: nothing enumerated"
@@ -149,7 +149,7 @@ awk '/"system":/ { sys = $2 } /^      "software":/ { print sys, $2 }' "$tmp/t1.t
 grep -q 'a100.*megatron-fa3' "$tmp/pairs" && fail "entries: megatron-fa3 on the A100 was ranked"
 grep -vqE '"(megatron-core|pytorch-fsdp|megatron-fa3)",?$' "$tmp/pairs" && fail "entries: unknown profile"
 # The top-k CSV and the --csv file end each row with the profile.
-run csv sweep "$tmp/three.json" --format csv --no-progress --csv "$tmp/all.csv"
+run csv sweep --search-software "$tmp/three.json" --format csv --no-progress --csv "$tmp/all.csv"
 expect_rc csv 0
 head -1 "$tmp/csv.out" | grep -q ',rank,software$' || fail "top-k CSV: software is not the last column"
 head -1 "$tmp/all.csv" | grep -q ',meets,why,software$' || fail "--csv: software is not the last column"
@@ -162,7 +162,7 @@ done
 
 # Every pair impossible: exit 2 naming the file and key.
 sweep_file "$tmp/none.json" '"dgx-a100-80g"' '"fa3.json"'
-run none sweep "$tmp/none.json" --format json --no-progress
+run none sweep --search-software "$tmp/none.json" --format json --no-progress
 expect_rc none 2
 expect_in "$tmp/none.err" "none.json: parallel.attention:" "no runnable pair"
 
@@ -170,17 +170,17 @@ expect_in "$tmp/none.err" "none.json: parallel.attention:" "no runnable pair"
 
 sed 's/"software": \["megatron-core", "pytorch-fsdp", "fa3.json"\]/"software": ["pytorch-fsdp", "pytorch-fsdp"]/' \
     "$tmp/three.json" >"$tmp/dup.json"
-run dup sweep "$tmp/dup.json" --no-progress
+run dup sweep --search-software "$tmp/dup.json" --no-progress
 expect_rc dup 2
 expect_in "$tmp/dup.err" 'dup.json: software[1]: software profile "pytorch-fsdp" appears twice' "duplicate profile"
 sed 's/"software": \["megatron-core", "pytorch-fsdp", "fa3.json"\]/"software": []/' \
     "$tmp/three.json" >"$tmp/empty.json"
-run empty sweep "$tmp/empty.json" --no-progress
+run empty sweep --search-software "$tmp/empty.json" --no-progress
 expect_rc empty 2
 expect_in "$tmp/empty.err" "empty.json: software: give 1 to 8 software profiles" "empty profile list"
 sed 's/"software": \["megatron-core", "pytorch-fsdp", "fa3.json"\]/"software": ["megatron-core", "no-such-stack"]/' \
     "$tmp/three.json" >"$tmp/unknown.json"
-run unknown sweep "$tmp/unknown.json" --no-progress
+run unknown sweep --search-software "$tmp/unknown.json" --no-progress
 expect_rc unknown 2
 expect_in "$tmp/unknown.err" "unknown.json: software[1]:" "unknown profile in the list"
 

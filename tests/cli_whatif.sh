@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # What-ifs without editing files: --set, --explain, compare, sweeps without a constraint and
-# over lists, --emit job and --emit megatron.
+# over lists (software included), tables within 100 columns (--wide), --emit job and --emit
+# megatron.
 #
 # Needs bash, coreutils, grep, sed, awk and cmp (no python, no jq).
 . "$(dirname "$0")/cli.bash" cli_whatif "$@"
@@ -184,6 +185,70 @@ head -1 "$tmp/sc_csv.out" | grep -q '^scenario,' || fail "scenario CSV: a leadin
 run sc_empty sweep "$small" --no-progress --set 'tokens=[]'
 expect_rc sc_empty 2
 expect_in "$tmp/sc_empty.err" "tokens: an empty list" "an empty list of token budgets"
+
+# A software list is compared like the others: combination k is the sweep run with profile k
+# alone (its best's cost to the bit), and names its profile in `scenario` and in the table.
+profiles='software=["megatron-core","pytorch-fsdp"]'
+run sw_cmp sweep "$small" --format json --no-progress --set "$profiles"
+expect_rc sw_cmp 0
+[ "$(grep -c '"scenario":  {' "$tmp/sw_cmp.out")" -eq 2 ] || fail "2 profiles: not 2 scenarios"
+tr -d '\n ' <"$tmp/sw_cmp.out" >"$tmp/sw_cmp.flat"
+k=0
+for s in megatron-core pytorch-fsdp; do
+    run "sw_$s" sweep "$small" --format json --no-progress --set "software=$s"
+    expect_rc "sw_$s" 0
+    want=$(sed -n 's/^    "cost_total":  \(.*\),$/\1/p' "$tmp/sw_$s.out" | head -1)
+    # per scenario (each ends with its "scenario" key): the first cost_total is its best's
+    got=$(awk -v k="$k" '/^  "scenarios":/ { on = 1 } on && n == k && /^        "cost_total":/ && !d++ {
+              sub(/,$/, "", $2); print $2 } on && /"scenario":  \{/ { n++ }' "$tmp/sw_cmp.out")
+    [ -n "$want" ] && [ "$want" = "$got" ] ||
+        fail "software combination $((k + 1)): best costs $got, the sweep of $s alone $want"
+    expect_in "$tmp/sw_cmp.flat" "\"scenario\":{\"software\":\"$s\"}" "the scenario names profile $s"
+    k=$((k + 1))
+done
+run sw_cmp_t sweep "$small" --format table --no-progress --set "$profiles"
+expect_rc sw_cmp_t 0
+expect_in "$tmp/sw_cmp_t.out" "=== combination 2 of 2: software = pytorch-fsdp" "table: a section per profile"
+# --search-software keeps the searched form: one answer (no scenarios), the cheaper
+# profile's best (a dimension searched like the systems).
+run sw_search sweep "$small" --format json --no-progress --set "$profiles" --search-software
+expect_rc sw_search 0
+grep -q '"scenarios"' "$tmp/sw_search.out" && fail "--search-software: still one answer per profile"
+cheap=$(printf '%s\n' "$(sed -n 's/^    "cost_total":  \(.*\),$/\1/p' "$tmp/sw_megatron-core.out" | head -1) megatron-core" \
+            "$(sed -n 's/^    "cost_total":  \(.*\),$/\1/p' "$tmp/sw_pytorch-fsdp.out" | head -1) pytorch-fsdp" |
+        sort -g | head -1)
+expect_in "$tmp/sw_search.out" "    \"cost_total\":  ${cheap% *}," "--search-software: the best is the cheaper profile's"
+expect_in "$tmp/sw_search.out" "    \"software\":  \"${cheap#* }\"," "--search-software: the best names the cheaper profile"
+# A value listed twice is refused, naming the second.
+run sw_dup sweep "$small" --no-progress --set 'software=["megatron-core","megatron-core"]'
+expect_rc sw_dup 2
+expect_in "$tmp/sw_dup.err" "small-cost.json: software[1]: the same value as software[0]" "a profile listed twice"
+
+# --- tables fit 100 columns: prose wrapped, --wide leaves it ------------------------------
+# No table line passes 100 columns (UTF-8 characters); with --wide some do (for run and
+# sensitivity the same words: only the line breaks and the continuation indent differ);
+# JSON is the same either way.
+cols() { LC_ALL=C.UTF-8 awk '{ if (length($0) > m) m = length($0) } END { print m + 0 }' "$1"; }
+flat() { tr -s ' \n' '  ' <"$1"; }
+for c in "run $job" "sweep $small --no-progress" "sensitivity $DATA/report/tiny-job.json --no-progress"; do
+    name=wrap_${c%% *}
+    # shellcheck disable=SC2086
+    run "$name" $c --format table
+    expect_rc "$name" 0
+    # shellcheck disable=SC2086
+    run "${name}_wide" $c --format table --wide
+    expect_rc "${name}_wide" 0
+    [ "$(cols "$tmp/$name.out")" -le 100 ] ||
+        fail "$name: a line of $(cols "$tmp/$name.out") columns: $(LC_ALL=C.UTF-8 awk 'length($0) > 100' "$tmp/$name.out" | head -2)"
+    [ "$(cols "$tmp/${name}_wide.out")" -gt 100 ] || fail "$name --wide: no line past 100 columns (nothing was wrapped)"
+    # (a sweep's --wide also widens its tables: the words differ there)
+    [ "$name" = wrap_sweep ] || [ "$(flat "$tmp/$name.out")" = "$(flat "$tmp/${name}_wide.out")" ] ||
+        fail "$name: wrapping changed the words: $(diff <(flat "$tmp/$name.out" | tr ' ' '\n') <(flat "$tmp/${name}_wide.out" | tr ' ' '\n') | head -6)"
+done
+run wrap_json sweep "$small" --format json --no-progress
+run wrap_json_wide sweep "$small" --format json --no-progress --wide
+cmp -s <(grep -v elapsed_s "$tmp/wrap_json.out") <(grep -v elapsed_s "$tmp/wrap_json_wide.out") ||
+    fail "--wide changed the JSON"
 
 # --- --emit job reproduces the sweep's best ------------------------------------------------
 run emit sweep "$small" --format json --no-progress --emit job "$tmp/best.json"

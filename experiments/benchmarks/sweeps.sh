@@ -51,7 +51,7 @@ PY
     for file in "$ROOT/configs/$name.json" "$OUT/$name-2sw.json"; do
         best=""
         for _ in $(seq "$repeats"); do
-            cpu=$( { /usr/bin/time -f '%U %S' "$TRAINSIM" sweep "$file" --format json --no-progress \
+            cpu=$( { /usr/bin/time -f '%U %S' "$TRAINSIM" sweep "$file" --search-software --format json --no-progress \
                      --threads 1 >"$OUT/cpu.json"; } 2>&1 | tail -1 | awk '{ print $1 + $2 }')
             if [ -z "$best" ] || awk -v a="$cpu" -v b="$best" 'BEGIN { exit !(a < b) }'; then best=$cpu; fi
         done

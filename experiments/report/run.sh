@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # The report of the quick-start question: `trainsim sweep configs/quickstart-sweep.json
-# --sensitivity --report`, its screenshot in headless Chromium, and the tornado and
-# finish-time CDF charts of the page as pictures for the README. See README.md.
+# --sensitivity --report`, its screenshot in headless Chromium, and the tornado, the
+# finish-time CDF and the cost distribution of the page as pictures for the README.
 #
 # Usage: experiments/report/run.sh
 # Environment: TRAINSIM (default build/sim/trainsim, built if missing).
 # Writes out/ (the page, the sweep's JSON, the charts as SVG) and copies here: quickstart.html,
-# sensitivity.txt, report.png, tornado.png, cdf.png.
+# sensitivity.txt, report.png, tornado.png, cdf.png, cost.png.
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -30,7 +30,7 @@ python3 - "$OUT" <<'PY'
 import re, sys
 out = sys.argv[1]
 page = open(out + "/quickstart.html").read()
-for name in ("tornado", "cdf"):
+for name in ("tornado", "cdf", "cost"):
     m = re.search(r'<figure class="chart" data-chart="%s">(<svg.*?</svg>)' % name, page, re.S)
     svg = m.group(1).replace("<svg ", '<svg xmlns="http://www.w3.org/2000/svg" '
                                         'xmlns:xlink="http://www.w3.org/1999/xlink" ', 1)
@@ -38,7 +38,7 @@ for name in ("tornado", "cdf"):
     open("%s/%s.svg" % (out, name), "w").write(svg)
     open("%s/%s.size" % (out, name), "w").write("%s %s\n" % (w, h))
 PY
-for name in tornado cdf; do
+for name in tornado cdf cost; do
     read -r w h <"$OUT/$name.size"
     shot "$HERE/$name.png" "$w" "$h" "file://$OUT/$name.svg"
 done

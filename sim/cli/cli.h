@@ -134,6 +134,9 @@ struct ts_cli_whatif {
     bool explain;               // --explain: the resolved inputs and where each came from
     const char *emit_job;       // --emit job FILE: the answer as a runnable job file
     bool emit_megatron;         // --emit megatron: the Megatron-LM arguments (instead of the answer)
+    bool search_software;       // sweep --search-software: a "software" list is one searched
+                                //   dimension (the answer takes the best profile), not one
+                                //   combination per profile
     cJSON *doc;                 // the input document with the overrides applied (owned)
     int n_scenarios;            // sweeps: the combinations of the listed values (1 without lists)
     cJSON **scenarios;          // [n_scenarios] one sweep document each (owned)
@@ -158,9 +161,9 @@ int ts_cli_run_load(struct ts_cli_whatif *w, const char *file, struct ts_job *jo
 int ts_cli_run_answer(const struct ts_cli_whatif *w, const char *file,
                       const struct ts_run_output *out, enum ts_format format);
 
-/* Load a sweep with the overrides, expand its lists (model, tokens, precision,
- * constraint.deadline, constraint.min_tokens_per_s) into combinations, check every one, and
- * leave the first in *sw. */
+/* Load a sweep with the overrides, expand its lists (model, tokens, precision, software unless
+ * w->search_software, constraint.deadline, constraint.min_tokens_per_s) into combinations
+ * (a value listed twice is an error naming it), check every one, and leave the first in *sw. */
 int ts_cli_sweep_load(struct ts_cli_whatif *w, const char *file, struct ts_sweep *sw,
                       struct ts_err *err);
 

@@ -32,8 +32,8 @@ int ts_cli_report_answer(const char *path, const char *command, const char *file
     struct ts_job_eval *e = ts_xmalloc(sizeof *e);
     struct ts_trace trace;
     ts_trace_init(&trace);
-    double *samples = NULL;
-    int n = 0;
+    double *samples = NULL, *bills = NULL;
+    int n = 0, n_bills = 0;
     cJSON *own = NULL;
     if (job) {
         n = job->reliability.replications > 0 ? job->reliability.replications : 1;
@@ -43,6 +43,14 @@ int ts_cli_report_answer(const char *path, const char *command, const char *file
         } else {
             if (!e->have_run)
                 n = 0;
+            if (n > 1 && e->have_cost) {
+                bills = ts_xmalloc((size_t)n * sizeof *bills);
+                if ((rc = ts_job_replication_bills(job, &e->it, &e->run, e->checkpoint_bytes, samples, n,
+                                                   bills, &err)))
+                    fprintf(stderr, "trainsim: %s: --report: %s\n", file, err.msg);
+                else
+                    n_bills = n;
+            }
             if (!result) {      /* a job's page: its run result, as `trainsim run` prints it */
                 struct ts_run_output ro = {file, job, &e->it, NULL, NULL, e->have_run ? &e->run : NULL,
                                            e->have_cost ? &e->cost : NULL, NULL};
@@ -51,11 +59,12 @@ int ts_cli_report_answer(const char *path, const char *command, const char *file
         }
     }
     if (rc == TS_OK) {
-        struct ts_html_input hi = {command, file, result, sens, samples, n, &trace};
+        struct ts_html_input hi = {command, file, result, sens, samples, n, &trace, bills, n_bills};
         rc = ts_cli_write_report(path, &hi);
     }
     cJSON_Delete(own);
     free(samples);
+    free(bills);
     ts_trace_free(&trace);
     free(e);
     return rc;

@@ -11,6 +11,7 @@
 #include "cost/cost.h"
 #include "report/audit.h"
 #include "run/run.h"
+#include "search/sensitivity.h"
 #include "spec/spec.h"
 #include "step/step.h"
 
@@ -21,7 +22,7 @@ void ts_cli_run_help(FILE *f)
             "                    [--run-trace OUT.json] [--method discrete-event|closed-form]\n"
             "                    [--replications N] [--seed S] [--threads N] [--report OUT.html]\n"
             "                    [--set PATH=VALUE ...] [--explain] [--emit job OUT.json | megatron]\n"
-            "                    [--no-model-uncertainty]\n"
+            "                    [--no-model-uncertainty] [--wide]\n"
             "\n"
             "Simulate one job file (configs/*.json): one training iteration as a discrete-event\n"
             "simulation of the pipeline schedule with TP/PP/DP/CP traffic, memory per GPU,\n"
@@ -50,9 +51,11 @@ void ts_cli_run_help(FILE *f)
             "  --emit job OUT write the job with the --set overrides applied as a job file\n"
             "  --emit megatron  print the Megatron-LM / NeMo arguments of the job instead\n"
             "  --report OUT   also write an HTML page (opens offline): the answer, assumptions,\n"
-            "                 the bill, the finish-time CDF and the iteration timeline\n"
+            "                 the bill, the finish-time CDF, the cost distribution and the iteration\n"
+            "                 timeline\n"
             "  --no-model-uncertainty  time_quantiles / cost_quantiles from failures only,\n"
             "                 without the model's validation band (default: both combined)\n"
+            "  --wide         the table's sentences unwrapped (default: wrapped at 100 columns)\n"
             "\n"
             "An infeasible job (out of memory) is a result: exit 0 with \"feasible\": false.\n"
             "\n"
@@ -89,6 +92,10 @@ int ts_cli_run(int argc, char **argv)
             continue;
         if (strcmp(a, "--no-model-uncertainty") == 0) {
             model_uncertainty = false;
+            continue;
+        }
+        if (strcmp(a, "--wide") == 0) {
+            ts_report_wide = true;
             continue;
         }
         if (strcmp(a, "--format") == 0 && has_value) {
@@ -291,9 +298,18 @@ int ts_cli_run(int argc, char **argv)
                                     have_dist ? &dist : NULL};
         if (report) {
             cJSON *o = ts_report_run_json(&out);
+            /* The cost distribution: each replication's bill (search/sensitivity.h). */
+            double *bills = have_run && have_cost ? ts_xmalloc((size_t)n_samples * sizeof *bills) : NULL;
+            if (bills && (rc = ts_job_replication_bills(job, &it, &run,
+                                                        ts_compute_checkpoint_bytes(job, &scratch.compute),
+                                                        samples, n_samples, bills, &err)))
+                fprintf(stderr, "trainsim: %s: --report: %s\n", file, err.msg);
             struct ts_html_input hi = {"run", file, o, NULL, have_run ? samples : NULL,
-                                       have_run ? n_samples : 0, &trace};
-            rc = ts_cli_write_report(report, &hi);
+                                       have_run ? n_samples : 0, &trace, bills,
+                                       bills ? n_samples : 0};
+            if (rc == TS_OK)
+                rc = ts_cli_write_report(report, &hi);
+            free(bills);
             cJSON_Delete(o);
         }
         if (rc == TS_OK)

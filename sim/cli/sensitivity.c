@@ -11,13 +11,14 @@
 #include "cli/cli.h"
 #include "report/audit.h"
 #include "search/sensitivity.h"
+#include "search/shard.h"
 
 void ts_cli_sensitivity_help(FILE *f)
 {
     fprintf(f,
             "usage: trainsim sensitivity FILE [--format table|json|csv] [--csv OUT.csv]\n"
             "                            [--report OUT.html] [--threads N] [--no-progress]\n"
-            "                            [--inputs NAME,NAME,...]\n"
+            "                            [--inputs NAME,NAME,...] [--wide]\n"
             "\n"
             "Perturb the uncertain inputs of a job or a sweep one at a time over stated ranges\n"
             "and report, for each, the cost and time at both ends and whether the answer (for a\n"
@@ -38,7 +39,9 @@ void ts_cli_sensitivity_help(FILE *f)
             "\n"
             "A job is evaluated in full per point (the failure Monte Carlo with the same seed);\n"
             "a sweep is re-run per point (about 15 to 60 sweeps). The result does not depend\n"
-            "on the thread count.\n"
+            "on the thread count. Under MPI (a -DTS_MPI=ON build started by mpirun -np N or\n"
+            "srun) the perturbed points are shared out over the ranks by index, with the\n"
+            "bytes of one process.\n"
             "\n"
             "options:\n"
             "  --format F     table (default on a terminal), json (default otherwise), csv\n"
@@ -47,6 +50,7 @@ void ts_cli_sensitivity_help(FILE *f)
             "  --threads N    OpenMP threads\n"
             "  --inputs LIST  vary only these inputs (comma-separated names from the list above)\n"
             "  --no-progress  no progress line on stderr\n"
+            "  --wide         the table's sentences unwrapped (default: wrapped at 100 columns)\n"
             "\n"
             "examples:\n"
             "  trainsim sensitivity configs/quickstart-sweep.json\n"
@@ -102,12 +106,13 @@ static int sensitivity_write(const char *file, const struct ts_sensitivity *s, e
     struct ts_buf buf;
     ts_buf_init(&buf);
     int rc = TS_OK;
-    if (csv) {
+    bool writer = ts_shard_rank() == 0;     /* under MPI rank 0 writes the files */
+    if (csv && writer) {
         ts_report_sensitivity_csv(s, &buf);
         rc = ts_cli_emit(&buf, csv);
         buf.len = 0;
     }
-    if (rc == TS_OK && report) {
+    if (rc == TS_OK && report && writer) {
         if (sw && res) {
             cJSON *o = ts_report_sweep_json(sw, res);
             rc = ts_cli_report_answer(report, "sensitivity", file, res->found ? &res->best_job : NULL,
@@ -128,13 +133,18 @@ static int sensitivity_write(const char *file, const struct ts_sensitivity *s, e
             ts_report_json_print(o, &buf);
             cJSON_Delete(o);
         }
+        if (format == TS_FORMAT_TABLE && !ts_report_wide)
+            ts_report_wrap_prose(&buf, TS_REPORT_WIDTH);
         rc = ts_cli_emit(&buf, NULL);
     }
     ts_buf_free(&buf);
     return rc;
 }
 
-int ts_cli_sensitivity(int argc, char **argv)
+/* Set when the ranks have already agreed on the final status (the setup check). */
+static bool shard_agreed;
+
+static int sensitivity_command(int argc, char **argv)
 {
     const char *file = NULL, *csv = NULL, *report = NULL;
     enum ts_format format = ts_cli_default_format();
@@ -159,6 +169,8 @@ int ts_cli_sensitivity(int argc, char **argv)
                 return TS_ERR_INPUT;
         } else if (strcmp(a, "--no-progress") == 0) {
             opt.progress = false;
+        } else if (strcmp(a, "--wide") == 0) {
+            ts_report_wide = true;
         } else if (ts_cli_positional("sensitivity", "job or sweep", a, &file)) {
             return TS_ERR_INPUT;
         }
@@ -188,17 +200,6 @@ int ts_cli_sensitivity(int argc, char **argv)
     if (sweep) {
         sw = ts_xmalloc(sizeof *sw);
         rc = ts_sweep_load(file, sw, &err);
-        /* The base sweep is run here and handed over: the page shows its answer in full. */
-        if (rc == TS_OK) {
-            res = ts_xcalloc(1, sizeof *res);
-            struct ts_sweep_options so;
-            memset(&so, 0, sizeof so);
-            so.threads = opt.threads;
-            rc = ts_sweep_run(sw, &so, res, &err);
-            opt.base_result = res;
-        }
-        if (rc == TS_OK)
-            rc = ts_sensitivity_sweep(sw, &opt, s, &err);
     } else {
         job = ts_xmalloc(sizeof *job);
         cJSON *doc;
@@ -208,8 +209,34 @@ int ts_cli_sensitivity(int argc, char **argv)
             rc = ts_job_parse(&root, NULL, job, &err);
             cJSON_Delete(doc);
         }
+    }
+    /* Under MPI every rank has read the same input; one that could not ends every rank here,
+     * before the collectives of the work. */
+    int all = ts_shard_agree(rc);
+    shard_agreed = all != TS_OK;
+    if (rc == TS_OK && all) {
+        fprintf(stderr, "trainsim sensitivity: another MPI rank could not read the input "
+                "(status %d): every rank reads FILE and the catalogue, so they must be visible on "
+                "every node\n", all);
+        free(sw);
+        free(job);
+        free(s);
+        return all;
+    }
+    if (rc) {
+        /* reported below */
+    } else if (sweep) {
+        /* The base sweep is run here and handed over: the page shows its answer in full. */
+        res = ts_xcalloc(1, sizeof *res);
+        struct ts_sweep_options so;
+        memset(&so, 0, sizeof so);
+        so.threads = opt.threads;
+        rc = ts_sweep_run(sw, &so, res, &err);
+        opt.base_result = res;
         if (rc == TS_OK)
-            rc = ts_sensitivity_job(job, &opt, s, &err);
+            rc = ts_sensitivity_sweep(sw, &opt, s, &err);
+    } else {
+        rc = ts_sensitivity_job(job, &opt, s, &err);
     }
     if (rc) {
         fprintf(stderr, "trainsim: %s%s%s\n", strncmp(err.msg, file, strlen(file)) ? file : "",
@@ -223,5 +250,31 @@ int ts_cli_sensitivity(int argc, char **argv)
     free(sw);
     free(job);
     free(s);
+    return rc;
+}
+
+/* The command under MPI (README "MPI"), as `trainsim sweep`: every rank runs it on the same
+ * input and the perturbed points are shared out by index (search/sensitivity.h); ranks other
+ * than 0 print nothing and write no files, and all end with the same status. */
+int ts_cli_sensitivity(int argc, char **argv)
+{
+    struct ts_err err;
+    ts_err_clear(&err);
+    int rc = ts_shard_init(&argc, &argv, &err);
+    if (rc) {
+        fprintf(stderr, "trainsim sensitivity: %s\n", err.msg);
+        return rc;
+    }
+    if (ts_shard_rank() > 0) {
+        if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr))
+            rc = TS_ERR_RUNTIME;
+    }
+    shard_agreed = false;
+    if (!rc)
+        rc = sensitivity_command(argc, argv);
+    fflush(stdout);
+    if (!shard_agreed)
+        rc = ts_shard_agree(rc);
+    ts_shard_finalize();
     return rc;
 }

@@ -21,16 +21,19 @@ void ts_cli_sweep_help(FILE *f)
             "                      [--partial OUT.partial.json] [--resume PARTIAL]\n"
             "                      [--set PATH=VALUE ...] [--explain] [--emit job OUT.json | megatron]\n"
             "                      [--sensitivity] [--report OUT.html] [--no-model-uncertainty] [--wide]\n"
+            "                      [--search-software]\n"
             "\n"
             "Search GPU types, node counts, pricing models, software profiles and parallel layouts\n"
             "for the cheapest (or fastest) setup that trains the sweep's model on its token budget\n"
             "while meeting its constraint (a throughput target or a deadline), failures and\n"
             "restarts included. Without a constraint it finds the cheapest (or fastest) setup.\n"
             "\n"
-            "Lists compare: \"model\", \"tokens\", \"precision\", \"constraint.deadline\" and\n"
-            "\"constraint.min_tokens_per_s\" may each list several values; the sweep answers every\n"
-            "combination (table: one section each; JSON: the first at the top level and all in\n"
-            "\"scenarios\", each with a \"scenario\" key; CSV: a leading scenario column).\n"
+            "Lists compare: \"model\", \"tokens\", \"precision\", \"software\", \"constraint.deadline\"\n"
+            "and \"constraint.min_tokens_per_s\" may each list several values; the sweep answers\n"
+            "every combination (table: one section each; JSON: the first at the top level and all\n"
+            "in \"scenarios\", each with a \"scenario\" key; CSV: a leading scenario column).\n"
+            "With --search-software a \"software\" list is searched instead, like the systems:\n"
+            "one answer, the best profile's.\n"
             "--csv and --resume take one combination; an interrupted multi-combination sweep\n"
             "saves no partial work.\n"
             "\n"
@@ -49,7 +52,11 @@ void ts_cli_sweep_help(FILE *f)
             "  --no-progress    no progress bar on stderr\n"
             "  --no-model-uncertainty  finalists' Monte Carlo without the model's own error\n"
             "                   (the validation band of each profile x device; default on)\n"
-            "  --wide           tables with every layout column (default: fit 100 columns)\n"
+            "  --wide           tables with every layout column and prose unwrapped (default:\n"
+            "                   fit 100 columns, sentences wrapped at 100)\n"
+            "  --search-software  a \"software\" list is one searched dimension (every layout\n"
+            "                   once per profile; the answer names the best profile) instead\n"
+            "                   of one answer per profile\n"
             "  --max-configs N  refuse (exit 2) a sweep that enumerates more than N layouts\n"
             "                   (default 4000000; the shipped sweeps enumerate up to 1.6 M);\n"
             "                   the message gives the count. Memory does not grow with the\n"
@@ -59,13 +66,15 @@ void ts_cli_sweep_help(FILE *f)
             "                   an \"explain\" key\n"
             "  --emit job OUT   write the best configuration as a job file: trainsim run OUT\n"
             "                   reproduces the answer\n"
-            "  --emit megatron  print the best layout's Megatron-LM / NeMo arguments instead\n"
+            "  --emit megatron  print the best layout's Megatron-LM / NeMo arguments instead\n");
+    fprintf(f,
             "  --sensitivity    also perturb the uncertain inputs one at a time and re-run the\n"
             "                   sweep per point (trainsim sensitivity --help): JSON gains\n"
             "                   `sensitivity`, `not_varied` and `break_even`, the table a tornado\n"
             "                   (the CSV stays the sweep's: trainsim sensitivity --format csv)\n"
             "  --report OUT     also write an HTML page (opens offline): the question, the answer,\n"
-            "                   assumptions, bill, Pareto front, finish-time CDF, tornado (with\n"
+            "                   assumptions, bill, Pareto front, finish-time CDF and cost\n"
+            "                   distribution, tornado (with\n"
             "                   --sensitivity), best per system and the iteration timeline\n"
             "  --partial P      where an interrupted sweep saves its finished work (default:\n"
             "                   NAME.partial.json in the working directory, NAME being FILE's\n"
@@ -76,7 +85,8 @@ void ts_cli_sweep_help(FILE *f)
             "                   left in place\n"
             "\n"
             "Ctrl-C (SIGINT), SIGTERM and SIGHUP (as sent by timeout, Slurm or Kubernetes) stop\n"
-            "the sweep within a second, in screening, simulation or the finalists' Monte Carlo: it writes the finished work to the partial file (marked\n"
+            "the sweep within a second, in screening, simulation or the finalists' Monte Carlo:\n"
+            "it writes the finished work to the partial file (marked\n"
             "\"trainsim_partial_sweep\", with a checksum and a fingerprint of the sweep file, every\n"
             "catalogue file it reads and the trainsim version), names it on stderr with how to\n"
             "resume, and exits with status 128 + the signal: 130, 143, 129. A second signal of\n"
@@ -168,6 +178,8 @@ static int sweep_outputs(const char *file, const struct ts_sweep *sw, const stru
         } else {
             ts_report_json_print(o, &buf);
         }
+        if (format == TS_FORMAT_TABLE && !ts_report_wide)
+            ts_report_wrap_prose(&buf, TS_REPORT_WIDTH);
         rc = ts_cli_emit(&buf, NULL);
         ts_buf_free(&buf);
     }
@@ -227,6 +239,8 @@ static int sweep_command(int argc, char **argv)
             opt.model_uncertainty = false;
         } else if (strcmp(a, "--wide") == 0) {
             ts_report_wide = true;
+        } else if (strcmp(a, "--search-software") == 0) {
+            whatif.search_software = true;
         } else if (ts_cli_positional("sweep", "sweep", a, &file)) {
             return TS_ERR_INPUT;
         }

@@ -1,8 +1,9 @@
 /*
  * The what-if options that `run` and `sweep` share (--set, --explain, --emit), loading their
  * input with the overrides applied, and printing the answer with what those options add.
- * Sweeps over several models, token budgets, precisions or constraints (lists in the sweep
- * file) are expanded here into one sweep per combination ("scenarios").
+ * Sweeps over several models, token budgets, precisions, software profiles or constraints
+ * (lists in the sweep file) are expanded here into one sweep per combination ("scenarios");
+ * with --search-software a software list stays one sweep that searches the profiles.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -161,6 +162,8 @@ int ts_cli_run_answer(const struct ts_cli_whatif *w, const char *file,
     }
     cJSON_Delete(explain);
     cJSON_Delete(defaults);
+    if (format == TS_FORMAT_TABLE && !ts_report_wide)
+        ts_report_wrap_prose(&buf, TS_REPORT_WIDTH);
     rc = ts_cli_emit(&buf, NULL);
     ts_buf_free(&buf);
     return rc;
@@ -172,10 +175,17 @@ int ts_cli_run_answer(const struct ts_cli_whatif *w, const char *file,
 
 /* The places where a sweep may list values to compare, one sweep per combination. */
 static const char *const list_keys[][2] = {
-    {"model", NULL}, {"tokens", NULL}, {"precision", NULL},
+    {"model", NULL}, {"tokens", NULL}, {"precision", NULL}, {"software", NULL},
     {"constraint", "deadline"}, {"constraint", "min_tokens_per_s"},
 };
 #define N_LIST_KEYS ((int)TS_ARRAY_LEN(list_keys))
+#define LIST_KEY_SOFTWARE 3
+
+/* Whether list key k is expanded into combinations (software: unless searched). */
+static bool compared(const struct ts_cli_whatif *w, int k)
+{
+    return k != LIST_KEY_SOFTWARE || !w->search_software;
+}
 
 static cJSON *list_at(cJSON *doc, int k)
 {
@@ -197,13 +207,22 @@ static int expand(struct ts_cli_whatif *w, const char *file, struct ts_err *err)
     int count[N_LIST_KEYS];
     long total = 1;
     for (int k = 0; k < N_LIST_KEYS; k++) {
-        cJSON *l = list_at(w->doc, k);
+        cJSON *l = compared(w, k) ? list_at(w->doc, k) : NULL;
         count[k] = l ? cJSON_GetArraySize(l) : 0;
         char key[64];
         key_text(k, key, sizeof key);
         if (l && count[k] == 0)
             return ts_err_at(err, file, key, "an empty list compares nothing (give one value or "
                              "several)");
+        /* The same value twice would answer the same question twice. */
+        for (int i = 1; i < count[k]; i++)
+            for (int j = 0; j < i; j++)
+                if (cJSON_Compare(cJSON_GetArrayItem(l, i), cJSON_GetArrayItem(l, j), true)) {
+                    char at[80];
+                    snprintf(at, sizeof at, "%s[%d]", key, i);
+                    return ts_err_at(err, file, at, "the same value as %s[%d] (each value is "
+                                     "compared once: drop one)", key, j);
+                }
         if (count[k])
             total *= count[k];
         if (total > SCENARIOS_MAX)
@@ -241,7 +260,7 @@ static cJSON *scenario_json(const struct ts_cli_whatif *w, int s)
 {
     cJSON *o = cJSON_CreateObject();
     for (int k = 0; k < N_LIST_KEYS; k++) {
-        if (!list_at(w->doc, k))
+        if (!compared(w, k) || !list_at(w->doc, k))
             continue;
         char key[64];
         key_text(k, key, sizeof key);
@@ -261,8 +280,10 @@ static void scenario_text(const struct ts_cli_whatif *w, int s, char *buf, size_
     for (const cJSON *c = o->child; c && used < n; c = c->next) {
         char *v = cJSON_IsString(c) ? NULL : cJSON_PrintUnformatted(c);
         const char *shown = v ? v : c->valuestring;
-        if (cJSON_IsObject(c))
-            shown = "(inline object)";
+        if (cJSON_IsObject(c)) {   /* an inline profile or model: its name when it has one */
+            const cJSON *nm = cJSON_GetObjectItemCaseSensitive(c, "name");
+            shown = cJSON_IsString(nm) ? nm->valuestring : "(inline object)";
+        }
         int wr = snprintf(buf + used, n - used, "%s%s = %s", used ? ", " : "", c->string, shown);
         free(v);
         if (wr < 0)
@@ -387,6 +408,8 @@ int ts_cli_sweep_answer(const struct ts_cli_whatif *w, const char *file,
             rc = sweep_emit(w, file, w->scenarios[0], sw, res, &none);
             ts_buf_free(&none);
         }
+        if (format == TS_FORMAT_TABLE && !w->emit_megatron && !ts_report_wide)
+            ts_report_wrap_prose(&buf, TS_REPORT_WIDTH);
         if (rc == TS_OK)
             rc = ts_cli_emit(&buf, NULL);
         ts_buf_free(&buf);
@@ -476,6 +499,8 @@ int ts_cli_sweep_answer(const struct ts_cli_whatif *w, const char *file,
     }
     cJSON_Delete(first);
     cJSON_Delete(all);
+    if (format == TS_FORMAT_TABLE && !w->emit_megatron && !ts_report_wide)
+        ts_report_wrap_prose(&buf, TS_REPORT_WIDTH);
     if (rc == TS_OK)
         rc = ts_cli_emit(&buf, NULL);
     ts_buf_free(&buf);

@@ -57,6 +57,8 @@ struct ts_html_input {
     const double *samples;              // the answer's per-replication wall times (s)
     int n_samples;
     const struct ts_trace *trace;       // the answer's iteration, for the timeline
+    const double *bills;                // the bill of each of those replications (USD), for
+    int n_bills;                        //   the cost distribution (NULL / 0: not priced)
 };
 
 /* Build the page into out. *charts_missing counts the charts gnuplot could not draw (the

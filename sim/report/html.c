@@ -5,7 +5,8 @@
  * goes through ts_html_escape.
  *
  * Sections: the question, the answer, assumptions, the bill and GPU-hour attribution, the
- * Pareto front, the finish-time CDF, the tornado chart (with break-evens), the best per
+ * Pareto front, the finish-time CDF and the cost distribution (a histogram of the bills of
+ * the same replications), the tornado chart (with break-evens), the best per
  * system and the iteration timeline. A section without data says why (a single job has no
  * Pareto front; a run without --report's sensitivity has no tornado).
  *
@@ -441,10 +442,65 @@ static int cmp_double(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+#define COST_BINS 20
+
+/* The bill's distribution over the same replications: a histogram (share of replications
+ * per bin of equal width between the cheapest and dearest bill), p50 and p90 marked. */
+static void cost_histogram(struct page *pg, const struct ts_html_input *in)
+{
+    if (!in->bills || in->n_bills < 2) {
+        note(pg->out, "No cost distribution: the answer has no cost section.");
+        return;
+    }
+    int n = in->n_bills;
+    double *x = ts_xmalloc((size_t)n * sizeof *x);
+    memcpy(x, in->bills, (size_t)n * sizeof *x);
+    qsort(x, (size_t)n, sizeof *x, cmp_double);
+    double lo = x[0], hi = x[n - 1];
+    /* All bills equal (no failures drawn): one bin 1% of the bill wide. */
+    double width = hi - lo > 1e-9 * fabs(hi) ? (hi - lo) / COST_BINS : fmax(fabs(hi) * 0.01, 1e-6);
+    int bins = hi - lo > 1e-9 * fabs(hi) ? COST_BINS : 1;
+    int count[COST_BINS] = {0};
+    for (int i = 0; i < n; i++) {
+        int b = (int)((x[i] - lo) / width);
+        count[b < bins ? b : bins - 1]++;
+    }
+    struct ts_buf d, q;
+    ts_buf_init(&d);
+    ts_buf_init(&q);
+    double top = 0.0;
+    for (int b = 0; b < bins; b++) {
+        double share = (double)count[b] / n;
+        top = fmax(top, share);
+        ts_buf_printf(&d, "%.17g %.17g\n", lo + (b + 0.5) * width, share);
+    }
+    double p50 = ts_stats_percentile_sorted(x, (size_t)n, 0.5),
+           p90 = ts_stats_percentile_sorted(x, (size_t)n, 0.9);
+    ts_buf_printf(&q, "%.17g %.17g \"p50\"\n%.17g %.17g \"p90\"\n", p50, top * 1.08, p90, top * 1.08);
+    char script[1024];
+    snprintf(script, sizeof script,
+             "set xlabel 'bill of the whole run (USD)'\nset ylabel 'share of replications'\n"
+             "set format x '$%%.3s%%c'\nset yrange [0:%.17g]\nset boxwidth %.17g absolute\n"
+             "set style fill solid 0.6 border lc rgb '#2e5e8c'\nset grid ytics\nset key top right\n"
+             "plot '@DIR@/d0.dat' using 1:2 with boxes lc rgb '#3b6ea5' title 'replications per bin', "
+             "'@DIR@/d1.dat' using 1:2 with impulses lw 2 lc rgb '#c0392b' notitle, "
+             "'' using 1:2:3 with labels left offset 0.5,0.4 notitle\n",
+             top * 1.25, width * 0.9);
+    const char *data[] = {d.data, q.data};
+    char cap[256], a[48], b[48];
+    snprintf(cap, sizeof cap, "Cost distribution of the answer: the bill of each of the %d "
+             "replications at its own wall time: p50 %s, p90 %s.", n,
+             ts_report_format_usd(p50, a, sizeof a), ts_report_format_usd(p90, b, sizeof b));
+    chart(pg, "cost", cap, script, data, 2, 760, 340);
+    ts_buf_free(&d);
+    ts_buf_free(&q);
+    free(x);
+}
+
 static void cdf(struct page *pg, const struct ts_html_input *in)
 {
     struct ts_buf *out = pg->out;
-    section(out, "cdf", "Finish-time distribution");
+    section(out, "cdf", "Finish-time and cost distribution");
     if (!in->samples || in->n_samples < 2) {
         note(out, "No Monte Carlo of the whole run in this report (a job without a training "
              "section, or a sensitivity-only report).");
@@ -477,6 +533,7 @@ static void cdf(struct page *pg, const struct ts_html_input *in)
     ts_buf_free(&d);
     ts_buf_free(&q);
     free(x);
+    cost_histogram(pg, in);
     ts_buf_printf(out, "</section>\n");
 }
 

@@ -73,6 +73,14 @@ const char *ts_report_format_human(double v, const char *unit, char *buf, size_t
 /* Tables: every column (--wide) instead of fitting 100 columns. */
 extern bool ts_report_wide;
 
+/* The width that table output fits by default (columns), and the prose wrapping that keeps
+ * it: every line of b wider than `width` columns (UTF-8 code points) is broken at spaces,
+ * the continuation lines indented 4 more than the line; a word wider than the line stays
+ * whole. Lines within the width are left byte for byte. For table output only (not JSON or
+ * CSV), and not with --wide (sim/report/wrap.c). */
+#define TS_REPORT_WIDTH 100
+void ts_report_wrap_prose(struct ts_buf *b, int width);
+
 /* The sweep result: best (with the same metrics as a run), top, pareto, counts. */
 cJSON *ts_report_sweep_json(const struct ts_sweep *sw, const struct ts_sweep_result *r);
 void ts_report_sweep_table(const struct ts_sweep *sw, const struct ts_sweep_result *r, struct ts_buf *out);

@@ -97,7 +97,9 @@ struct ts_sweep {
     /* Software profiles searched ("software": a name, path or object, or a list of them;
      * default megatron-core): each is a searched dimension like the systems. A layout's
      * job takes software[k] and fixed_by_software[k] (the fixed options with profile k
-     * applied; keys given under "parallel" win over every profile). */
+     * applied; keys given under "parallel" win over every profile). `trainsim sweep`
+     * hands this a list only with --search-software; otherwise it runs one sweep per
+     * listed profile (sim/cli/whatif.c). */
     int n_software;
     struct ts_software software[TS_SWEEP_SOFTWARE_MAX];
     struct ts_parallel fixed_by_software[TS_SWEEP_SOFTWARE_MAX];

@@ -46,6 +46,7 @@ int ts_job_eval_full(const struct ts_job *job, struct ts_job_eval *out, double *
     ts_step_evaluate(job, TS_METHOD_DISCRETE_EVENT, &scratch, &out->it, NULL, trace);
     int rc = TS_OK;
     double ckpt = ts_compute_checkpoint_bytes(job, &scratch.compute);
+    out->checkpoint_bytes = ckpt;
     int n = job->reliability.replications > 0 ? job->reliability.replications : 1;
     double *own = NULL;
     if (job->has_reliability && job->has_training && out->it.feasible) {
@@ -85,6 +86,23 @@ int ts_job_eval_full(const struct ts_job *job, struct ts_job_eval *out, double *
     free(own);
     ts_eval_scratch_free(&scratch);
     return rc;
+}
+
+int ts_job_replication_bills(const struct ts_job *job, const struct ts_iteration *it,
+                             const struct ts_run_result *run, double checkpoint_bytes,
+                             const double *samples, int n, double *bills, struct ts_err *err)
+{
+    /* One sample: the cost model's p90 is the bill at that sample's wall time (and the
+     * steps it took), as sim/run/uncertainty.c bills each replication. */
+    for (int i = 0; i < n; i++) {
+        struct ts_cost_input ci = {job, it, run, &samples[i], 1, checkpoint_bytes};
+        struct ts_cost_result cr;
+        int rc = ts_cost_compute(&ci, &cr, err);
+        if (rc)
+            return rc;
+        bills[i] = cr.p90_usd;
+    }
+    return TS_OK;
 }
 
 /* ---------------------------------------------------------------- perturbations */
@@ -370,6 +388,44 @@ static void evaluate_new(struct subject *s, int in, double m, struct ts_sens_ans
     free(r);
 }
 
+/* Evaluate the points (in[i], m[i]) not yet remembered, point k of them on MPI rank
+ * k % ranks, each whole on its rank (a sweep runs as one process there: search/shard.h),
+ * and remember them all on every rank in index order: the same memo, and so the same bytes,
+ * for any number of ranks. With one rank this is evaluate() in order. */
+static void evaluate_sharded(struct subject *s, int n, const int *in, const double *m)
+{
+    int todo_in[2 * TS_SENS_COUNT];
+    double todo_m[2 * TS_SENS_COUNT];
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        bool known = false;
+        for (int j = 0; j < s->n_memo && !known; j++)
+            known = s->memo[j].in == in[i] && s->memo[j].m == m[i];
+        for (int j = 0; j < k && !known; j++)
+            known = todo_in[j] == in[i] && todo_m[j] == m[i];
+        if (!known && k < (int)TS_ARRAY_LEN(todo_in)) {
+            todo_in[k] = in[i];
+            todo_m[k++] = m[i];
+        }
+    }
+    if (k == 0)
+        return;
+    struct ts_sens_answer *a = ts_xcalloc((size_t)k, sizeof *a);
+    int rank = ts_shard_rank(), ranks = ts_shard_size();
+    long before = s->evaluations;
+    if (ranks > 1)
+        ts_shard_local_begin();
+    for (int i = rank; i < k && !(s->opt->stop && *s->opt->stop); i += ranks)
+        evaluate_new(s, todo_in[i], todo_m[i], &a[i]);
+    if (ranks > 1)
+        ts_shard_local_end();
+    ts_shard_gather(a, k, sizeof *a);
+    s->evaluations = before + k;    /* every rank counts every point */
+    for (int i = 0; i < k && s->n_memo < SENS_MEMO_MAX; i++)
+        s->memo[s->n_memo++] = (struct memo){todo_in[i], todo_m[i], a[i]};
+    free(a);
+}
+
 static bool same_answer(const struct subject *s, const struct ts_sens_answer *a,
                         const struct ts_sens_answer *b)
 {
@@ -615,15 +671,29 @@ static int analyse(struct subject *s, struct ts_sensitivity *out, struct ts_err 
             r->applicable = false;
             snprintf(r->why_not, sizeof r->why_not, "not asked for (--inputs)");
         }
-        if (!r->applicable) {
+        if (!r->applicable)
             r->swing = NAN;
-            continue;
+    }
+    /* The range ends are independent points: shared out over the MPI ranks by index. */
+    int n_points = 0, pin[2 * TS_SENS_COUNT];
+    double pm[2 * TS_SENS_COUNT];
+    for (int i = 0; i < out->n_rows; i++)
+        if (out->rows[i].applicable) {
+            pin[n_points] = (int)out->rows[i].input;
+            pm[n_points++] = out->rows[i].low;
+            pin[n_points] = (int)out->rows[i].input;
+            pm[n_points++] = out->rows[i].high;
         }
-        evaluate(s, in, r->low, &r->at_low);
-        evaluate(s, in, r->high, &r->at_high);
-        /* Agreed across MPI ranks (search/shard.h): all stop at the same point. */
-        if (ts_shard_any(s->opt->stop && *s->opt->stop))
-            return ts_err_set(err, TS_ERR_RUNTIME, "interrupted");
+    evaluate_sharded(s, n_points, pin, pm);
+    /* Agreed across MPI ranks (search/shard.h): all stop at the same point. */
+    if (ts_shard_any(s->opt->stop && *s->opt->stop))
+        return ts_err_set(err, TS_ERR_RUNTIME, "interrupted");
+    for (int i = 0; i < out->n_rows; i++) {
+        struct ts_sens_row *r = &out->rows[i];
+        if (!r->applicable)
+            continue;
+        evaluate(s, (int)r->input, r->low, &r->at_low);
+        evaluate(s, (int)r->input, r->high, &r->at_high);
         r->answer_changes = !same_answer(s, &r->at_low, &out->base) ||
                             !same_answer(s, &r->at_high, &out->base);
         r->swing = fabs(objective_of(out->objective, &r->at_high) -

@@ -36,6 +36,12 @@
  * beyond the range: up to x1024 the assumed preemption rate and x4.8 the spot price when
  * the answer is spot, down as far when spot is offered but not the answer.
  * Results depend only on the inputs: the same bytes for any thread count.
+ *
+ * MPI (search/shard.h): the range ends (two points per input, up to 16) are independent, so
+ * point k runs whole on rank k % ranks (a sweep as a one-process sweep there) and the answers
+ * are exchanged in index order; the base and the break-evens' bisections, which depend on
+ * earlier points, run on every rank (a sweep's own steps sharded as in `trainsim sweep`). The
+ * bytes are those of one process for any number of ranks. Call on every rank.
  */
 #ifndef TS_SENSITIVITY_H
 #define TS_SENSITIVITY_H
@@ -72,6 +78,7 @@ struct ts_job_eval {
     bool have_cost;                 // the bill (cost section, fits)
     struct ts_cost_result cost;
     int n_samples;                  // per-replication wall times in samples (when asked)
+    double checkpoint_bytes;        // one checkpoint's size (what the run and bill assumed)
 };
 
 /* Evaluate a validated job as `trainsim run` does (discrete-event iteration, the whole run's
@@ -82,6 +89,14 @@ struct ts_job_eval {
  * run and cost models' (TS_ERR_INPUT with the JSON path). Thread safe. */
 int ts_job_eval_full(const struct ts_job *job, struct ts_job_eval *out, double *samples,
                      struct ts_trace *trace, struct ts_err *err);
+
+/* The bill of each replication at its own wall time: bills[i] for samples[i], i < n, the
+ * failure Monte Carlo's wall times of `run` for the job whose iteration is `it` and one of
+ * whose checkpoints is checkpoint_bytes; their 90th percentile is the cost model's p90_usd
+ * (sim/cost/cost.h), whose bills they are. Errors: the cost model's. */
+int ts_job_replication_bills(const struct ts_job *job, const struct ts_iteration *it,
+                             const struct ts_run_result *run, double checkpoint_bytes,
+                             const double *samples, int n, double *bills, struct ts_err *err);
 
 /* ---------------------------------------------------------------- perturbations */
 

@@ -14,6 +14,7 @@
 #endif
 
 static int shard_rank_v, shard_size_v = 1;
+static int saved_rank = -1, saved_size;     // during ts_shard_local_begin .. _end
 #ifdef TS_MPI
 static bool shard_started;
 #endif
@@ -181,4 +182,21 @@ int ts_shard_agree(int rc)
 #else
     return rc;
 #endif
+}
+
+void ts_shard_local_begin(void)
+{
+    TS_ASSERT(saved_rank < 0, "shard: ts_shard_local_begin nested");
+    saved_rank = shard_rank_v;
+    saved_size = shard_size_v;
+    shard_rank_v = 0;
+    shard_size_v = 1;
+}
+
+void ts_shard_local_end(void)
+{
+    TS_ASSERT(saved_rank >= 0, "shard: ts_shard_local_end without ts_shard_local_begin");
+    shard_rank_v = saved_rank;
+    shard_size_v = saved_size;
+    saved_rank = -1;
 }

@@ -53,4 +53,12 @@ int ts_shard_max(int v);
 /* The status to end with: the first non-zero rc in rank order (0 when all are 0). */
 int ts_shard_agree(int rc);
 
+/* Between ts_shard_local_begin and ts_shard_local_end this rank works alone: ts_shard_size()
+ * is 1, ts_shard_rank() 0 and every collective returns at once, so a whole item of a coarser
+ * split (one perturbed sweep of `trainsim sensitivity`, search/sensitivity.h) can run as a
+ * one-process sweep on one rank while the other ranks run other items. The items are then
+ * exchanged with ts_shard_gather after ts_shard_local_end. Not nested; not collective. */
+void ts_shard_local_begin(void);
+void ts_shard_local_end(void);
+
 #endif
