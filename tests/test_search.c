@@ -349,6 +349,41 @@ static void assert_counts_add_up(const struct ts_sweep *sw, const struct ts_swee
 
 /* ---------------------------------------------------------------- 1. pruning is exact */
 
+/* The JSON report less what depends on how much was pruned: elapsed_s, the layouts
+ * simulated and those pruned at their bound. Everything that describes the answer stays. */
+static char *report_without_pruning_counts(const struct ts_sweep *sw, const struct ts_sweep_result *r)
+{
+    cJSON *o = ts_report_sweep_json(sw, r);
+    cJSON *rej = cJSON_GetObjectItemCaseSensitive(o, "rejected");
+    assert_non_null(cJSON_GetObjectItemCaseSensitive(o, "simulated"));
+    assert_non_null(cJSON_GetObjectItemCaseSensitive(rej, "pruned_by_bound"));
+    cJSON_DeleteItemFromObjectCaseSensitive(o, "elapsed_s");
+    cJSON_DeleteItemFromObjectCaseSensitive(o, "simulated");
+    cJSON_DeleteItemFromObjectCaseSensitive(rej, "pruned_by_bound");
+    struct ts_buf b;
+    ts_buf_init(&b);
+    ts_report_json_print(o, &b);
+    cJSON_Delete(o);
+    return b.data;      // owned by the caller
+}
+
+/* Fail unless two sweeps report the same answer, byte for byte. */
+static void assert_same_report(const struct ts_sweep *sw, const struct ts_sweep_result *a,
+                               const struct ts_sweep_result *b, const char *what)
+{
+    char *ja = report_without_pruning_counts(sw, a), *jb = report_without_pruning_counts(sw, b);
+    if (strcmp(ja, jb) != 0) {
+        size_t k = 0;
+        while (ja[k] && ja[k] == jb[k])
+            k++;
+        print_error("sweep %s (top %d): %s: JSON differs at byte %zu:\n%.160s\n%.160s\n", sw->name,
+                    sw->top, what, k, ja + (k > 80 ? k - 80 : 0), jb + (k > 80 ? k - 80 : 0));
+        fail();
+    }
+    free(ja);
+    free(jb);
+}
+
 /* Branch and bound must return exactly what evaluating every layout returns; small batches
  * make the search go through many batches, so pruning decisions are taken with a partial
  * top-k and front. */
@@ -381,20 +416,26 @@ static void check_pruned_equals_exhaustive_at(const struct ts_sweep *sw, int bat
     assert_int_equal(pr.rejected[TS_REJECT_DEADLINE_P], ex.rejected[TS_REJECT_DEADLINE_P]);
     /* The best of every system x pricing is exact too, and the layouts listed with each top
      * row are the same. */
-    /* (A system x pricing with no simulated layout meeting the constraint is not searched
-     * further: the pruned search may have fewer rows, each the exhaustive one.) */
-    assert_true(pr.n_best_per_system >= 1 && pr.n_best_per_system <= ex.n_best_per_system);
-    for (int i = 0, j = 0; i < pr.n_best_per_system; i++, j++) {
-        while (j < ex.n_best_per_system &&
-               (ex.best_per_system[j].layout.system != pr.best_per_system[i].layout.system ||
-                ex.best_per_system[j].pricing != pr.best_per_system[i].pricing))
-            j++;
-        assert_true(j < ex.n_best_per_system);
-        assert_same_outcome(&pr.best_per_system[i], &ex.best_per_system[j], "best_per_system", i,
+    /* (A row for every system x pricing where some layout meets the constraint, also those
+     * in neither the top nor the front.) */
+    assert_true(pr.n_best_per_system >= 1);
+    assert_int_equal(pr.n_best_per_system, ex.n_best_per_system);
+    for (int i = 0; i < ex.n_best_per_system; i++)
+        assert_same_outcome(&pr.best_per_system[i], &ex.best_per_system[i], "best_per_system", i,
                             sw->name);
-    }
     for (int i = 0; i <= ex.n_top; i++)
         assert_int_equal(pr.top_first[i], ex.top_first[i]);
+    for (int i = 0; i < ex.top_first[ex.n_top]; i++)
+        assert_same_outcome(&pr.top_layouts[i], &ex.top_layouts[i], "top_layouts", i, sw->name);
+    if (sw->has_cost) {
+        for (int i = 0; i <= ex.n_pareto; i++)
+            assert_int_equal(pr.pareto_first[i], ex.pareto_first[i]);
+        for (int i = 0; i < ex.pareto_first[ex.n_pareto]; i++)
+            assert_same_outcome(&pr.pareto_layouts[i], &ex.pareto_layouts[i], "pareto_layouts", i,
+                                sw->name);
+    }
+    /* And the whole report, byte for byte, but for the counts of the work pruning saves. */
+    assert_same_report(sw, &pr, &ex, "pruned and exhaustive");
     /* ... with fewer simulations, once there are k purchases to beat (with fewer, the k-th
      * best is infinite and nothing can be pruned). */
     assert_int_equal(ex.rejected[TS_REJECT_PRUNED], 0);
@@ -427,6 +468,14 @@ static void pruned_search_returns_the_exhaustive_top_k_and_pareto_front(void **s
     (void)state;
     struct ts_sweep *sw = sweep_from_file(SMALL_COST_FILE);
     check_pruned_equals_exhaustive(sw, 30);
+    /* Top 1: most purchases are pruned, yet each system x pricing keeps its exact best. */
+    sw->top = 1;
+    check_pruned_equals_exhaustive_at(sw, 8);
+    struct ts_sweep_result one;
+    sweep_run(sw, 1, false, 8, NULL, &one);
+    assert_int_equal(one.n_top, 1);
+    assert_int_equal(one.n_best_per_system, sw->n_systems * sw->n_pricing);
+    ts_sweep_result_free(&one);
     free(sw);
     /* Under valgrind: the small sweep above and the one-per-batch case below. */
     if (!ts_test_under_valgrind()) {

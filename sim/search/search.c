@@ -167,6 +167,13 @@ static int price(const struct ts_job *job, const struct ts_compute *c, const str
 /* Bounds of one layout: memory verdict and lower bounds of time and cost per pricing. */
 struct bound {
     uint8_t reject;             // enum ts_reject
+    uint8_t reachable;          // the throughput target (if any) is reachable at the tighter
+                                //   bound (time_at); 0: no outcome of this layout can meet it
+    /* Lower bounds of the expected time and of the cost at each pricing slot (index in
+     * sw->pricing), rounded down to float (still lower bounds; INFINITY where not offered
+     * or not priced): each pricing is its own purchase, and prunable() compares each. */
+    float time_at[TS_PRICING_COUNT];
+    float cost_at[TS_PRICING_COUNT];
     double objective;           // lower bound of the objective (min over pricing)
     double time_s;              // lower bound of the expected time (min over pricing)
     double cost_usd;            // lower bound of the cost (min over pricing)
@@ -188,6 +195,67 @@ static int n_offered(const struct ts_sweep *sw, const struct ts_layout *l)
     return n;
 }
 
+/* The largest float not above x (x itself when it is a float; NaN stays NaN): a float that is
+ * still a lower bound when x is one. */
+static float float_at_most(double x)
+{
+    float f = (float)x;
+    if ((double)f > x)
+        f = nextafterf(f, -INFINITY);
+    return f;
+}
+
+/* A lower bound of the wait for the slowest GPU that ts_step_evaluate adds to the simulated
+ * iteration (sim/step/evaluate.c: ts_step_sync_wait of the simulation's compute_s, which is
+ * linear in it). compute_s is the busiest stage's compute time without its exposed TP/CP and
+ * ZeRO-3 traffic (sim/step/step.c): each of the stage's m v forwards and m v backwards adds
+ * its chunk's duration (or more: overlap contention only lengthens a backward) less those
+ * parts, so m times the chunk sums bound it from below. The factor 1 - 1e-9 covers the
+ * different order of the floating-point sums. */
+static double sync_wait_bound(const struct ts_job *job, const struct ts_step_plan *pl)
+{
+    double compute_s = 0.0;
+    for (int k = 0; k < pl->p; k++) {
+        double busy = 0.0;
+        for (int c = 0; c < pl->v; c++) {
+            const struct ts_step_chunk *ch = &pl->chunk[k * pl->v + c];
+            busy += ch->fwd_s - ch->fwd_comm_s - ch->fwd_z3_s + ch->bwd_s - ch->bwd_comm_s -
+                    ch->bwd_z3_s;
+        }
+        compute_s = fmax(compute_s, pl->m * busy);
+    }
+    return ts_step_sync_wait(compute_s * (1 - 1e-9), job->system.accel.step_time_cv, job->gpus);
+}
+
+/* A lower bound of the simulated iteration (ts_step_simulate) at least as high as
+ * ts_step_lower_bound: that bound's "stage k starts after the first forward reached it and
+ * runs all its tasks" plus the pipeline's drain, which it leaves out. In the simulation
+ * (sim/step/step.c) a stage's last task is a backward (each forward precedes its backward in
+ * the stage's order), its end sends the gradient to the stage before, whose backward of the
+ * same chunk and microbatch starts no earlier and lasts that chunk's bwd_s (or more); so stage
+ * i < k finishes computing no earlier than stage k does plus the backwards of stages i .. k-1
+ * (each at least its cheapest chunk's), then runs its optimizer step and tail. Over every
+ * i <= k, in one pass with a running maximum over i of optimizer + tail - (drain before i).
+ * The factor 1 - 1e-9 covers the floating-point order of the sums. */
+static double drain_bound(const struct ts_step_plan *pl)
+{
+    int p = pl->p, v = pl->v;
+    double lb = 0.0, before = 0.0, drain = 0.0, end_after = -HUGE_VAL;
+    for (int k = 0; k < p; k++) {
+        double work = 0.0, least_bwd = HUGE_VAL;
+        for (int c = 0; c < v; c++) {
+            const struct ts_step_chunk *ch = &pl->chunk[k * v + c];
+            work += ch->fwd_s + ch->bwd_s;
+            least_bwd = fmin(least_bwd, ch->bwd_s);
+        }
+        end_after = fmax(end_after, pl->optimizer_s[k] + pl->tail_s[k] - drain);
+        lb = fmax(lb, before + pl->m * work + drain + end_after);
+        before += pl->chunk[k * v].fwd_s;
+        drain += least_bwd;
+    }
+    return lb * (1 - 1e-9);
+}
+
 /* Screen a layout into *b; by_pricing (when not NULL) gets the bound of the objective at
  * each pricing slot (INFINITY where it is not offered or cannot be priced). */
 static void screen_at(const struct ts_sweep *sw, struct worker *w, const struct ts_layout *l,
@@ -197,6 +265,8 @@ static void screen_at(const struct ts_sweep *sw, struct worker *w, const struct 
         for (int i = 0; i < sw->n_pricing; i++)
             by_pricing[i] = INFINITY;
     memset(b, 0, sizeof *b);
+    for (int i = 0; i < TS_PRICING_COUNT; i++)
+        b->time_at[i] = b->cost_at[i] = INFINITY;
     job_patch(sw, l, sw->pricing[0], &w->job, w->current);
     struct ts_job *job = &w->job;
     ts_compute_build(job, &w->compute);
@@ -209,11 +279,20 @@ static void screen_at(const struct ts_sweep *sw, struct worker *w, const struct 
     }
     ts_step_plan_build(job, &w->compute, &w->plan);
     double lb = ts_step_lower_bound(&w->plan);
+    /* With the pipeline's drain and the wait for the slowest GPU: the tighter bound that
+     * pruning compares (time_at, cost_at). The constraint checks, the counts and the
+     * candidate order stay on the bound without it (`lb`), so that what the sweep reports
+     * does not depend on the pruning. */
+    double tight = fmax(lb, drain_bound(&w->plan)) + sync_wait_bound(job, &w->plan);
     double hosts;
-    if (job->has_cost)
-        lb = fmax(lb, ts_cost_loader_time(job, &hosts));
+    if (job->has_cost) {
+        double loader_s = ts_cost_loader_time(job, &hosts);
+        lb = fmax(lb, loader_s);
+        tight = fmax(tight, loader_s);
+    }
     double tokens_iter = (double)job->global_batch * job->model.seq_len;
     b->tokens_per_s = tokens_iter / lb;
+    b->reachable = !(sw->min_tokens_per_s > 0 && tokens_iter / tight < sw->min_tokens_per_s);
     if (sw->min_tokens_per_s > 0 && b->tokens_per_s < sw->min_tokens_per_s) {
         b->reject = TS_REJECT_CONSTRAINT;
         return;
@@ -246,6 +325,21 @@ static void screen_at(const struct ts_sweep *sw, struct worker *w, const struct 
         double obj = objective_of(sw, t, c);
         if (by_pricing)
             by_pricing[i] = obj;
+        b->time_at[i] = float_at_most(t);
+        b->cost_at[i] = float_at_most(c);
+        if (tight > lb) {
+            /* The same pricing at the tighter bound (the run and cost models only grow with
+             * the iteration time); where it cannot be priced the bound at lb stands. */
+            struct ts_iteration ti = it;
+            ti.iteration_s = ti.step.iteration_s = ti.step.compute_s = tight;
+            ti.tokens_per_s = tokens_iter / tight;
+            ti.time_to_train_s = ti.iterations * tight;
+            double tt, ct;
+            if (price(job, &w->compute, &ti, &tt, &ct, &err) == TS_OK) {
+                b->time_at[i] = float_at_most(fmax(t, tt));
+                b->cost_at[i] = float_at_most(fmax(c, ct));
+            }
+        }
         if (!any || obj < b->objective)
             b->objective = obj;
         if (!any || t < b->time_s)
@@ -644,6 +738,35 @@ static int front_points(const struct bnb *s, struct point **out)
     return n;
 }
 
+/* The tighter lower bound of the objective at pricing slot p. */
+static double objective_at(const struct ts_sweep *sw, const struct bound *b, int p)
+{
+    return (double)(sw->objective == TS_OBJECTIVE_COST ? b->cost_at[p] : b->time_at[p]);
+}
+
+/* Whether a point is strictly dominated by a point of the front. */
+static bool dominated(const struct prune *pr, double cost, double time)
+{
+    for (int j = 0; j < pr->nf; j++)
+        if (pr->front[j].cost < cost && pr->front[j].time < time)
+            return true;
+    return false;
+}
+
+/* Whether the bound of a layout at every offered pricing is strictly dominated: then none of
+ * its outcomes (one per pricing, each at or above its bound in cost and in time) can be on
+ * the front. Tighter than the corner of the least cost and the least time over pricings
+ * (spot is cheaper, on-demand faster: that corner is below both). */
+static bool each_dominated(const struct ts_sweep *sw, const struct bound *b,
+                           const struct ts_layout *l, const struct prune *pr)
+{
+    for (int p = 0; p < sw->n_pricing; p++)
+        if (sw->offered[l->system][sw->pricing[p]] &&
+            !dominated(pr, (double)b->cost_at[p], (double)b->time_at[p]))
+            return false;
+    return true;
+}
+
 /* Whether a candidate's bound is strictly beaten by the top-k purchases (by more than the
  * tie tolerance: layouts within it of a top purchase are listed with it) and strictly
  * dominated on the cost/time plane: then its exact outcomes can join neither the top nor
@@ -653,12 +776,18 @@ static bool prunable(const struct bnb *s, const struct bound *b, const struct ts
                      const struct prune *pr)
 {
     /* It cannot change the top if at every pricing it can neither enter the top k nor
-     * improve (or tie with) its own purchase's best: its bound is above the lesser of the
-     * two, by more than the tolerance. (`l` NULL: any layout, the k-th best alone.) */
+     * improve (or tie with) its own purchase's best: its bound at that pricing is above the
+     * lesser of the two, by more than the tolerance (each pricing is its own purchase, so
+     * its own bound is what counts there). The bound over every pricing (the least) against
+     * the greatest of those limits is a weaker test implied by that one up to the rounding of
+     * the per-pricing bounds; it is kept so that rounding can never prune less than it. (`l`
+     * NULL: any layout, the k-th best alone.) */
     double limit = pr->kth;
+    bool each = false;
     if (l) {
         const struct ts_sweep *sw = s->sw;
         limit = -HUGE_VAL;
+        each = true;
         for (int p = 0; p < sw->n_pricing; p++) {
             if (!sw->offered[l->system][sw->pricing[p]])
                 continue;
@@ -680,17 +809,17 @@ static bool prunable(const struct bnb *s, const struct bound *b, const struct ts
                 else
                     hi = mid;
             }
-            limit = fmax(limit, fmin(pr->kth, best));
+            double at = fmin(pr->kth, best);
+            limit = fmax(limit, at);
+            if (!(objective_at(sw, b, p) > at * (1 + TS_SWEEP_TIE_TOLERANCE)))
+                each = false;
         }
     }
-    if (!(b->objective > limit * (1 + TS_SWEEP_TIE_TOLERANCE)))
+    if (!each && !(b->objective > limit * (1 + TS_SWEEP_TIE_TOLERANCE)))
         return false;
     if (!s->sw->has_cost)
         return true;    /* no cost: no cost/time front */
-    for (int j = 0; j < pr->nf; j++)
-        if (pr->front[j].cost < b->cost_usd && pr->front[j].time < b->time_s)
-            return true;
-    return false;
+    return dominated(pr, b->cost_usd, b->time_s) || (l && each_dominated(s->sw, b, l, pr));
 }
 
 /* The pruning state now. */
@@ -1353,15 +1482,27 @@ static double persys_thresholds(const struct bnb *s, double (*gb)[TS_PRICING_COU
     kth_best(s, 1, gb);
     double any = -HUGE_VAL;
     for (int y = 0; y < sw->n_systems; y++) {
-        /* A system x pricing where nothing simulated meets the constraint is not searched:
-         * that would simulate every one of its candidates (best_per_system has no row). */
+        /* A system x pricing where nothing simulated meets the constraint yet is searched
+         * from its first candidate until one does (may_meet skips those whose tighter bound
+         * already misses the constraint), so best_per_system has the row exactly when some
+         * layout meets there. */
         thr[y] = -HUGE_VAL;
         for (int p = 0; p < sw->n_pricing; p++)
-            if (sw->offered[y][sw->pricing[p]] && isfinite(gb[y][sw->pricing[p]]))
-                thr[y] = fmax(thr[y], gb[y][sw->pricing[p]]);
+            if (sw->offered[y][sw->pricing[p]])
+                thr[y] = fmax(thr[y], isfinite(gb[y][sw->pricing[p]]) ? gb[y][sw->pricing[p]]
+                                                                       : HUGE_VAL);
         any = fmax(any, thr[y]);
     }
     return any;
+}
+
+/* Whether an outcome of a layout with bound *b at pricing slot p could meet the constraint
+ * (evaluate's test at the tighter bound; false only when it cannot). */
+static bool may_meet(const struct ts_sweep *sw, const struct bound *b, int p)
+{
+    if (!b->reachable)
+        return false;
+    return !(sw->deadline_s > 0 && sw->probability == 0 && (double)b->time_at[p] > sw->deadline_s);
 }
 
 /* Returns false when a stop request cut it short (s->stopped). */
@@ -1416,10 +1557,12 @@ static bool complete_per_system(struct bnb *s, struct keep *kept, struct worker 
                 struct bound b;
                 screen_at(sw, &workers[omp_get_thread_num()], &todo[t].l, &b, &bp[(size_t)t * np]);
                 need[t] = 0;
-                for (int p = 0; p < np; p++)
-                    if (isfinite(gb[todo[t].l.system][sw->pricing[p]]) &&
-                        bp[(size_t)t * np + p] < gb[todo[t].l.system][sw->pricing[p]])
+                for (int p = 0; p < np; p++) {
+                    double g = gb[todo[t].l.system][sw->pricing[p]];
+                    if (isfinite(g) ? objective_at(sw, &b, p) < g
+                                    : isfinite(bp[(size_t)t * np + p]) && may_meet(sw, &b, p))
                         need[t] = 1;
+                }
             }
             int nt = 0;
             for (int t = 0; t < nc; t++)
