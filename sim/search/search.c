@@ -1506,8 +1506,9 @@ static bool may_meet(const struct ts_sweep *sw, const struct bound *b, int p)
 }
 
 /* Returns false when a stop request cut it short (s->stopped). */
-static bool complete_per_system(struct bnb *s, struct keep *kept, struct worker *workers,
-                                int nthreads, const struct ts_sweep_options *opt)
+static bool complete_per_system(struct bnb *s, struct keep *kept, bool complete,
+                                struct worker *workers, int nthreads,
+                                const struct ts_sweep_options *opt)
 {
     const struct ts_sweep *sw = s->sw;
     if (opt->exhaustive)
@@ -1518,21 +1519,31 @@ static bool complete_per_system(struct bnb *s, struct keep *kept, struct worker 
     double any = persys_thresholds(s, gb, thr);
     struct keep keep = {kept->v, 0, kept->cap, false, {0}};     /* the search's buffer, done with */
     struct cand *todo = ts_xmalloc((size_t)chunk * sizeof *todo);
-    double *bp = ts_xmalloc((size_t)chunk * np * sizeof *bp);
-    uint8_t *need = ts_xmalloc((size_t)chunk);
     struct ts_outcome *tmp = ts_xmalloc((size_t)chunk * np * sizeof *tmp);
     struct persys ps = {s, &keep, true, 0.0, -1, thr};
+    bool reuse = complete;
     while (any > -HUGE_VAL) {
         keep.n = 0;
         keep.more = false;
         done_sort(s);
-        struct stream *st = stream_new(sw, opt, workers, nthreads, persys_sink, &ps);
-        stream_run(st);
-        bool stopped = st->stopped;
-        free(st);
-        if (stopped) {
-            s->stopped = true;
-            break;
+        if (reuse) {
+            /* Every candidate is in the kept set already (in candidate order, with its
+             * bounds): take those the stream would, without screening them again. */
+            for (long i = 0; i < kept->n; i++) {
+                const struct cand *c = &kept->v[i];
+                if (c->b.objective < thr[c->l.system] && done_find(s, c->layout) < 0)
+                    keep.v[keep.n++] = *c;
+            }
+            reuse = false;
+        } else {
+            struct stream *st = stream_new(sw, opt, workers, nthreads, persys_sink, &ps);
+            stream_run(st);
+            bool stopped = st->stopped;
+            free(st);
+            if (stopped) {
+                s->stopped = true;
+                break;
+            }
         }
         qsort(keep.v, (size_t)keep.n, sizeof *keep.v, cmp_cand);
         long pos = 0;
@@ -1541,33 +1552,31 @@ static bool complete_per_system(struct bnb *s, struct keep *kept, struct worker 
                 s->stopped = true;
                 break;
             }
-            /* A chunk of candidates still below their system's threshold; their bounds at
-             * each pricing say which can be the best somewhere (gb only improves, so
-             * checking against the chunk's start state simulates no fewer than needed). */
-            int nc = 0;
-            while (nc < chunk && pos < keep.n) {
-                const struct cand *c = &keep.v[pos++];
-                if (c->b.objective < thr[c->l.system])
-                    todo[nc++] = *c;
-            }
-            if (nc == 0)
-                break;
-#pragma omp parallel for schedule(dynamic, 8) num_threads(nthreads)
-            for (int t = 0; t < nc; t++) {
-                struct bound b;
-                screen_at(sw, &workers[omp_get_thread_num()], &todo[t].l, &b, &bp[(size_t)t * np]);
-                need[t] = 0;
-                for (int p = 0; p < np; p++) {
-                    double g = gb[todo[t].l.system][sw->pricing[p]];
-                    if (isfinite(g) ? objective_at(sw, &b, p) < g
-                                    : isfinite(bp[(size_t)t * np + p]) && may_meet(sw, &b, p))
-                        need[t] = 1;
-                }
-            }
+            /* A chunk of the candidates still below their system's threshold that can be
+             * the best somewhere by their bound at each pricing (gb only improves, so
+             * checking against the chunk's start state simulates no fewer than needed). A
+             * candidate searched for a system x pricing with no meeting outcome yet ends the
+             * chunk, so that the next ones see whether it met. */
             int nt = 0;
-            for (int t = 0; t < nc; t++)
-                if (need[t])
-                    todo[nt++] = todo[t];
+            while (nt < chunk && pos < keep.n) {
+                const struct cand *c = &keep.v[pos++];
+                if (!(c->b.objective < thr[c->l.system]))
+                    continue;
+                bool need = false, first = false;
+                for (int p = 0; p < np; p++) {
+                    double g = gb[c->l.system][sw->pricing[p]], at = objective_at(sw, &c->b, p);
+                    if (isfinite(g))
+                        need = need || at < g;
+                    else if (isfinite(at) && may_meet(sw, &c->b, p))
+                        need = first = true;
+                }
+                if (need)
+                    todo[nt++] = *c;
+                if (first)
+                    break;
+            }
+            if (nt == 0)
+                break;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nthreads)
             for (int t = 0; t < nt; t++)
                 evaluate(sw, &workers[omp_get_thread_num()], &todo[t].l, &tmp[(size_t)t * np]);
@@ -1590,8 +1599,6 @@ static bool complete_per_system(struct bnb *s, struct keep *kept, struct worker 
         ps.last_index = keep.v[keep.n - 1].layout;
     }
     free(tmp);
-    free(need);
-    free(bp);
     free(todo);
     return !s->stopped;
 }
@@ -2375,7 +2382,7 @@ int ts_sweep_run(const struct ts_sweep *sw, const struct ts_sweep_options *opt,
     if (rc)
         goto done;
     /* The best of every system x pricing, exact (it may need more simulations). */
-    if (!complete_per_system(&s, &keep, workers, nthreads, opt)) {
+    if (!complete_per_system(&s, &keep, complete, workers, nthreads, opt)) {
         save_progress(&s, out);
         out->simulated = s.simulated;
         goto done;
