@@ -168,12 +168,16 @@ static int price(const struct ts_job *job, const struct ts_compute *c, const str
 struct bound {
     uint8_t reject;             // enum ts_reject
     uint8_t reachable;          // the throughput target (if any) is reachable at the tighter
-                                //   bound (time_at); 0: no outcome of this layout can meet it
+                                //   bound tight_s; 0: no outcome of this layout can meet it
+    uint8_t tightened;          // time_at and cost_at are priced at tight_s (tighten())
     /* Lower bounds of the expected time and of the cost at each pricing slot (index in
      * sw->pricing), rounded down to float (still lower bounds; INFINITY where not offered
-     * or not priced): each pricing is its own purchase, and prunable() compares each. */
+     * or not priced): each pricing is its own purchase, and prunable() compares each.
+     * Priced at screening's iteration bound, then at tight_s once the search needs them
+     * (pricing every layout twice while screening would cost more than it saves). */
     float time_at[TS_PRICING_COUNT];
     float cost_at[TS_PRICING_COUNT];
+    double tight_s;             // tighter lower bound of the iteration time (see screen_at)
     double objective;           // lower bound of the objective (min over pricing)
     double time_s;              // lower bound of the expected time (min over pricing)
     double cost_usd;            // lower bound of the cost (min over pricing)
@@ -293,6 +297,8 @@ static void screen_at(const struct ts_sweep *sw, struct worker *w, const struct 
     double tokens_iter = (double)job->global_batch * job->model.seq_len;
     b->tokens_per_s = tokens_iter / lb;
     b->reachable = !(sw->min_tokens_per_s > 0 && tokens_iter / tight < sw->min_tokens_per_s);
+    b->tight_s = tight;
+    b->tightened = !(tight > lb);   /* nothing to gain */
     if (sw->min_tokens_per_s > 0 && b->tokens_per_s < sw->min_tokens_per_s) {
         b->reject = TS_REJECT_CONSTRAINT;
         return;
@@ -327,19 +333,6 @@ static void screen_at(const struct ts_sweep *sw, struct worker *w, const struct 
             by_pricing[i] = obj;
         b->time_at[i] = float_at_most(t);
         b->cost_at[i] = float_at_most(c);
-        if (tight > lb) {
-            /* The same pricing at the tighter bound (the run and cost models only grow with
-             * the iteration time); where it cannot be priced the bound at lb stands. */
-            struct ts_iteration ti = it;
-            ti.iteration_s = ti.step.iteration_s = ti.step.compute_s = tight;
-            ti.tokens_per_s = tokens_iter / tight;
-            ti.time_to_train_s = ti.iterations * tight;
-            double tt, ct;
-            if (price(job, &w->compute, &ti, &tt, &ct, &err) == TS_OK) {
-                b->time_at[i] = float_at_most(fmax(t, tt));
-                b->cost_at[i] = float_at_most(fmax(c, ct));
-            }
-        }
         if (!any || obj < b->objective)
             b->objective = obj;
         if (!any || t < b->time_s)
@@ -360,6 +353,38 @@ static void screen(const struct ts_sweep *sw, struct worker *w, const struct ts_
                    struct bound *b)
 {
     screen_at(sw, w, l, b, NULL);
+}
+
+/* Price a screened candidate's time_at and cost_at at its tighter iteration bound tight_s
+ * (the run and cost models only grow with the iteration time; where it cannot be priced
+ * the bound at screening's stands). Once per candidate; a pure function of the layout. */
+static void tighten(const struct ts_sweep *sw, struct worker *w, const struct ts_layout *l,
+                    struct bound *b)
+{
+    if (b->tightened || b->reject)
+        return;
+    b->tightened = 1;
+    job_patch(sw, l, sw->pricing[0], &w->job, w->current);
+    struct ts_job *job = &w->job;
+    ts_compute_build(job, &w->compute);
+    double tokens_iter = (double)job->global_batch * job->model.seq_len;
+    struct ts_iteration it;
+    memset(&it, 0, sizeof it);
+    it.iteration_s = it.step.iteration_s = it.step.compute_s = b->tight_s;
+    it.tokens_per_s = tokens_iter / b->tight_s;
+    it.iterations = ceil(sw->tokens / tokens_iter);
+    it.time_to_train_s = it.iterations * b->tight_s;
+    for (int i = 0; i < sw->n_pricing; i++) {
+        if (!sw->offered[l->system][sw->pricing[i]] || !isfinite(b->time_at[i]))
+            continue;
+        job_patch(sw, l, sw->pricing[i], job, w->current);
+        double t, c;
+        struct ts_err err;
+        if (price(job, &w->compute, &it, &t, &c, &err) != TS_OK)
+            continue;
+        b->time_at[i] = fmaxf(b->time_at[i], float_at_most(t));
+        b->cost_at[i] = fmaxf(b->cost_at[i], float_at_most(c));
+    }
 }
 
 /* Exact (simulated) outcomes of a layout, one per pricing. */
@@ -1271,6 +1296,21 @@ static bool keep_refill(struct bnb *s, struct keep *keep, const struct cand *las
 
 /* ---------------------------------------------------------------- branch and bound */
 
+/* Tighten (in parallel) the bounds of the next 4 batches' worth of candidates from `pos`
+ * that are neither simulated nor prunable on the bounds they have: the ones whose fate the
+ * tighter bound may change. Which ones depends only on the pruning state, so the result is
+ * the same for any thread count. */
+static void tighten_ahead(const struct bnb *s, struct keep *keep, long pos, long end,
+                          const struct prune *pr, struct worker *workers, int nthreads)
+{
+#pragma omp parallel for schedule(dynamic, 16) num_threads(nthreads)
+    for (long i = pos; i < end; i++) {
+        struct cand *c = &keep->v[i];
+        if (!c->done && !c->b.tightened && !prunable(s, &c->b, &c->l, pr))
+            tighten(s->sw, &workers[omp_get_thread_num()], &c->l, &c->b);
+    }
+}
+
 /* One branch-and-bound pass over the candidates in candidate order, from the kept set
  * `keep` (streaming again for the next ones when it runs out and some were left out). */
 static void bnb_pass(struct bnb *s, struct keep *keep, struct worker *workers, int nthreads,
@@ -1296,7 +1336,12 @@ static void bnb_pass(struct bnb *s, struct keep *keep, struct worker *workers, i
         prune_state(s, opt->exhaustive, &pr);
         int nt = 0;
         bool interrupted = false;
+        long tightened_to = pos;
         while (nt < batch) {
+            if (!opt->exhaustive && pos == tightened_to && pos < keep->n) {
+                tightened_to = pos + 4L * batch < keep->n ? pos + 4L * batch : keep->n;
+                tighten_ahead(s, keep, pos, tightened_to, &pr, workers, nthreads);
+            }
             if (pos == keep->n) {
                 /* Streaming again is the costly part of a large sweep; when every candidate
                  * left out is already prunable it would find nothing to simulate. */
@@ -1307,7 +1352,7 @@ static void bnb_pass(struct bnb *s, struct keep *keep, struct worker *workers, i
                     interrupted = true;
                     break;
                 }
-                pos = 0;
+                pos = tightened_to = 0;
                 continue;
             }
             const struct cand *c = &keep->v[pos++];
@@ -1505,6 +1550,24 @@ static bool may_meet(const struct ts_sweep *sw, const struct bound *b, int p)
     return !(sw->deadline_s > 0 && sw->probability == 0 && (double)b->time_at[p] > sw->deadline_s);
 }
 
+/* Whether a candidate can be the best of its system at some pricing by its bounds there
+ * (gb: the best so far of each system x pricing), and (*first) whether that is because one
+ * of its system x pricing has no meeting outcome yet. */
+static bool persys_need(const struct ts_sweep *sw, double (*gb)[TS_PRICING_COUNT],
+                        const struct cand *c, bool *first)
+{
+    bool need = false;
+    *first = false;
+    for (int p = 0; p < sw->n_pricing; p++) {
+        double g = gb[c->l.system][sw->pricing[p]], at = objective_at(sw, &c->b, p);
+        if (isfinite(g))
+            need = need || at < g;
+        else if (isfinite(at) && may_meet(sw, &c->b, p))
+            need = *first = true;
+    }
+    return need;
+}
+
 /* Returns false when a stop request cut it short (s->stopped). */
 static bool complete_per_system(struct bnb *s, struct keep *kept, bool complete,
                                 struct worker *workers, int nthreads,
@@ -1559,16 +1622,14 @@ static bool complete_per_system(struct bnb *s, struct keep *kept, bool complete,
              * chunk, so that the next ones see whether it met. */
             int nt = 0;
             while (nt < chunk && pos < keep.n) {
-                const struct cand *c = &keep.v[pos++];
+                struct cand *c = &keep.v[pos++];
                 if (!(c->b.objective < thr[c->l.system]))
                     continue;
-                bool need = false, first = false;
-                for (int p = 0; p < np; p++) {
-                    double g = gb[c->l.system][sw->pricing[p]], at = objective_at(sw, &c->b, p);
-                    if (isfinite(g))
-                        need = need || at < g;
-                    else if (isfinite(at) && may_meet(sw, &c->b, p))
-                        need = first = true;
+                bool first;
+                bool need = persys_need(sw, gb, c, &first);
+                if (need && !c->b.tightened) {
+                    tighten(sw, &workers[0], &c->l, &c->b);
+                    need = persys_need(sw, gb, c, &first);
                 }
                 if (need)
                     todo[nt++] = *c;
