@@ -1,6 +1,8 @@
 /*
  * Tests of the sweep (sim/search): the branch-and-bound search returns what evaluating every
- * layout returns (top-k and Pareto front bit for bit, with fewer simulations), the answer of
+ * layout returns (the whole report byte for byte but the counts of pruned work, with fewer
+ * simulations), the bounds it screens and prunes with never exceed the simulated
+ * iteration, the answer of
  * an exhaustive search is the minimum over every simulated row of its CSV dump and matches a
  * re-evaluation through the public API, results do not depend on the thread count, a tiny
  * sweep picks the answer found by hand, unreachable constraints report the closest miss,
@@ -502,6 +504,78 @@ static void pruned_search_returns_the_exhaustive_top_k_and_pareto_front(void **s
     for (int i = 0; i < 3; i++)
         assert_int_equal(r.top[i].layout.nodes, 8 >> i);
     ts_sweep_result_free(&r);
+    free(sw);
+}
+
+/* The bounds that screen and prune are lower bounds. On every valid layout of a grid over the
+ * small sweep's systems, node counts, tp, pp, microbatch, schedule (1F1B, interleaved with 2
+ * virtual stages), recomputation and ZeRO stage, the simulated iteration (ts_step_evaluate of
+ * the layout's job) is at least the tighter bound, which is at least screening's; and the
+ * tighter one is above screening's on most layouts (more than one GPU waits for the slowest;
+ * a pipeline drains). */
+static void iteration_bounds_never_exceed_the_simulated_iteration(void **state)
+{
+    (void)state;
+    struct ts_sweep *sw = sweep_from_file(SMALL_COST_FILE);
+    struct ts_eval_scratch scratch;
+    assert_int_equal(ts_eval_scratch_init(&scratch), 0);
+    struct ts_job *job = malloc(sizeof *job);
+    assert_non_null(job);
+    const int nodes[] = {1, 4}, tps[] = {1, 2, 4, 8}, pps[] = {1, 2, 4}, mbs[] = {1, 2, 4};
+    const int scheds[] = {TS_SCHED_1F1B, TS_SCHED_INTERLEAVED};
+    const int recs[] = {TS_RECOMPUTE_NONE, TS_RECOMPUTE_FULL}, zeros[] = {0, 3};
+    long checked = 0, tighter = 0;
+    double worst_gap = 0.0;     // largest (simulated - tighter) / simulated seen
+    /* Under valgrind: one system at one node count (a quarter of the grid). */
+    bool quick = ts_test_under_valgrind();
+    for (int y = 0; y < (quick ? 1 : sw->n_systems); y++)
+        for (size_t a = 0; a < (quick ? 1 : TS_ARRAY_LEN(nodes)); a++)
+            for (size_t b = 0; b < TS_ARRAY_LEN(tps); b++)
+                for (size_t c = 0; c < TS_ARRAY_LEN(pps); c++)
+                    for (size_t d = 0; d < TS_ARRAY_LEN(mbs); d++)
+                        for (size_t e = 0; e < TS_ARRAY_LEN(scheds); e++)
+                            for (size_t f = 0; f < TS_ARRAY_LEN(recs); f++)
+                                for (size_t g = 0; g < TS_ARRAY_LEN(zeros); g++) {
+                                    struct ts_layout l;
+                                    memset(&l, 0, sizeof l);
+                                    l.system = (uint8_t)y;
+                                    l.nodes = nodes[a];
+                                    l.global_batch = 256;
+                                    l.tp = tps[b];
+                                    l.pp = pps[c];
+                                    l.cp = 1;
+                                    l.microbatch = mbs[d];
+                                    l.schedule = (uint8_t)scheds[e];
+                                    l.virtual_stages = scheds[e] == TS_SCHED_INTERLEAVED ? 2 : 1;
+                                    l.recompute = (uint8_t)recs[f];
+                                    l.zero = (uint8_t)zeros[g];
+                                    l.sp = tps[b] > 1;
+                                    l.ep = l.etp = 1;
+                                    double lo, hi;
+                                    struct ts_err err;
+                                    if (ts_sweep_layout_bounds(sw, &l, &lo, &hi, &err) != TS_OK)
+                                        continue;
+                                    ts_sweep_layout_job(sw, &l, sw->pricing[0], job);
+                                    struct ts_iteration it;
+                                    ts_step_evaluate(job, TS_METHOD_DISCRETE_EVENT, &scratch, &it, NULL, NULL);
+                                    if (!(lo <= hi && hi <= it.iteration_s)) {
+                                        print_error("system %d, %d nodes, tp %d pp %d mb %d %s "
+                                                    "recompute %d zero %d: bounds %.9g, %.9g; "
+                                                    "simulated %.9g\n", y, l.nodes, l.tp, l.pp,
+                                                    l.microbatch, ts_schedule_names[l.schedule],
+                                                    l.recompute, l.zero, lo, hi, it.iteration_s);
+                                        fail();
+                                    }
+                                    checked++;
+                                    tighter += hi > lo;
+                                    worst_gap = fmax(worst_gap, 1 - hi / it.iteration_s);
+                                }
+    print_message("%ld layouts, tighter bound above screening's on %ld; worst gap to the "
+                  "simulation %.2f%%\n", checked, tighter, 100 * worst_gap);
+    assert_true(checked >= (quick ? 50 : 200));
+    assert_true(tighter >= checked * 9 / 10);
+    free(job);
+    ts_eval_scratch_free(&scratch);
     free(sw);
 }
 
@@ -1888,6 +1962,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(pruned_search_returns_the_exhaustive_top_k_and_pareto_front),
+        cmocka_unit_test(iteration_bounds_never_exceed_the_simulated_iteration),
         cmocka_unit_test(probability_sweep_replaces_a_finalist_that_misses_the_deadline_at_p90),
         cmocka_unit_test(low_probability_deadline_is_checked_on_the_quantile_not_the_expected_time),
         cmocka_unit_test(run_of_the_sweep_answer_reproduces_its_expected_time_and_cost),

@@ -260,6 +260,40 @@ static double drain_bound(const struct ts_step_plan *pl)
     return lb * (1 - 1e-9);
 }
 
+/* The two lower bounds of the iteration time of w->job (its compute model built): screening's,
+ * ts_step_lower_bound, and the tighter one with the pipeline's drain and the wait for the
+ * slowest GPU that pruning compares (time_at, cost_at); both at least the data loader's time
+ * (ts_step_evaluate caps the iteration by it). The constraint checks, the counts and the
+ * candidate order stay on screening's bound, so that what the sweep reports does not depend
+ * on the pruning. Builds w->plan. */
+static void iteration_bounds(const struct ts_job *job, struct worker *w, double *lb, double *tight)
+{
+    ts_step_plan_build(job, &w->compute, &w->plan);
+    *lb = ts_step_lower_bound(&w->plan);
+    *tight = fmax(*lb, drain_bound(&w->plan)) + sync_wait_bound(job, &w->plan);
+    if (job->has_cost) {
+        double hosts, loader_s = ts_cost_loader_time(job, &hosts);
+        *lb = fmax(*lb, loader_s);
+        *tight = fmax(*tight, loader_s);
+    }
+}
+
+int ts_sweep_layout_bounds(const struct ts_sweep *sw, const struct ts_layout *l, double *screen_s,
+                           double *tight_s, struct ts_err *err)
+{
+    struct worker *w = ts_xmalloc(sizeof *w);
+    worker_init(w, sw);
+    job_patch(sw, l, sw->pricing[0], &w->job, w->current);
+    int rc = ts_job_validate(&w->job, "sweep", err);
+    if (rc == TS_OK) {
+        ts_compute_build(&w->job, &w->compute);
+        iteration_bounds(&w->job, w, screen_s, tight_s);
+    }
+    worker_free(w);
+    free(w);
+    return rc;
+}
+
 /* Screen a layout into *b; by_pricing (when not NULL) gets the bound of the objective at
  * each pricing slot (INFINITY where it is not offered or cannot be priced). */
 static void screen_at(const struct ts_sweep *sw, struct worker *w, const struct ts_layout *l,
@@ -281,19 +315,8 @@ static void screen_at(const struct ts_sweep *sw, struct worker *w, const struct 
         b->reject = TS_REJECT_MEMORY;
         return;
     }
-    ts_step_plan_build(job, &w->compute, &w->plan);
-    double lb = ts_step_lower_bound(&w->plan);
-    /* With the pipeline's drain and the wait for the slowest GPU: the tighter bound that
-     * pruning compares (time_at, cost_at). The constraint checks, the counts and the
-     * candidate order stay on the bound without it (`lb`), so that what the sweep reports
-     * does not depend on the pruning. */
-    double tight = fmax(lb, drain_bound(&w->plan)) + sync_wait_bound(job, &w->plan);
-    double hosts;
-    if (job->has_cost) {
-        double loader_s = ts_cost_loader_time(job, &hosts);
-        lb = fmax(lb, loader_s);
-        tight = fmax(tight, loader_s);
-    }
+    double lb, tight;
+    iteration_bounds(job, w, &lb, &tight);
     double tokens_iter = (double)job->global_batch * job->model.seq_len;
     b->tokens_per_s = tokens_iter / lb;
     b->reachable = !(sw->min_tokens_per_s > 0 && tokens_iter / tight < sw->min_tokens_per_s);

@@ -332,6 +332,15 @@ int ts_sweep_run(const struct ts_sweep *sw, const struct ts_sweep_options *opt,
                  struct ts_sweep_result *out, struct ts_err *err);
 void ts_sweep_result_free(struct ts_sweep_result *r);
 
+/* The lower bounds of a layout's iteration time that the sweep uses: *screen_s,
+ * screening's (ts_step_lower_bound, at least the data loader's time), by which layouts are
+ * screened against the constraint, counted and ordered; *tight_s, the tighter one pruning
+ * compares (the pipeline's drain and the wait for the slowest GPU added). Both are at most
+ * the iteration time ts_step_evaluate gives ts_sweep_layout_job's job (tests check it).
+ * Returns the job validator's error for a layout that is not valid. */
+int ts_sweep_layout_bounds(const struct ts_sweep *sw, const struct ts_layout *l, double *screen_s,
+                           double *tight_s, struct ts_err *err);
+
 /* Build the job of a layout (for reports and for `trainsim run` reproduction): its system,
  * software profile (job->software, as a job file naming it would have), size and layout. */
 void ts_sweep_layout_job(const struct ts_sweep *sw, const struct ts_layout *l, enum ts_pricing pricing,
