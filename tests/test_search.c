@@ -1,6 +1,8 @@
 /*
  * Tests of the sweep (sim/search): the branch-and-bound search returns what evaluating every
- * layout returns (top-k and Pareto front bit for bit, with fewer simulations), the answer of
+ * layout returns (the whole report byte for byte but the counts of pruned work, with fewer
+ * simulations), the bounds it screens and prunes with never exceed the simulated
+ * iteration, the answer of
  * an exhaustive search is the minimum over every simulated row of its CSV dump and matches a
  * re-evaluation through the public API, results do not depend on the thread count, a tiny
  * sweep picks the answer found by hand, unreachable constraints report the closest miss,
@@ -349,6 +351,41 @@ static void assert_counts_add_up(const struct ts_sweep *sw, const struct ts_swee
 
 /* ---------------------------------------------------------------- 1. pruning is exact */
 
+/* The JSON report less what depends on how much was pruned: elapsed_s, the layouts
+ * simulated and those pruned at their bound. Everything that describes the answer stays. */
+static char *report_without_pruning_counts(const struct ts_sweep *sw, const struct ts_sweep_result *r)
+{
+    cJSON *o = ts_report_sweep_json(sw, r);
+    cJSON *rej = cJSON_GetObjectItemCaseSensitive(o, "rejected");
+    assert_non_null(cJSON_GetObjectItemCaseSensitive(o, "simulated"));
+    assert_non_null(cJSON_GetObjectItemCaseSensitive(rej, "pruned_by_bound"));
+    cJSON_DeleteItemFromObjectCaseSensitive(o, "elapsed_s");
+    cJSON_DeleteItemFromObjectCaseSensitive(o, "simulated");
+    cJSON_DeleteItemFromObjectCaseSensitive(rej, "pruned_by_bound");
+    struct ts_buf b;
+    ts_buf_init(&b);
+    ts_report_json_print(o, &b);
+    cJSON_Delete(o);
+    return b.data;      // owned by the caller
+}
+
+/* Fail unless two sweeps report the same answer, byte for byte. */
+static void assert_same_report(const struct ts_sweep *sw, const struct ts_sweep_result *a,
+                               const struct ts_sweep_result *b, const char *what)
+{
+    char *ja = report_without_pruning_counts(sw, a), *jb = report_without_pruning_counts(sw, b);
+    if (strcmp(ja, jb) != 0) {
+        size_t k = 0;
+        while (ja[k] && ja[k] == jb[k])
+            k++;
+        print_error("sweep %s (top %d): %s: JSON differs at byte %zu:\n%.160s\n%.160s\n", sw->name,
+                    sw->top, what, k, ja + (k > 80 ? k - 80 : 0), jb + (k > 80 ? k - 80 : 0));
+        fail();
+    }
+    free(ja);
+    free(jb);
+}
+
 /* Branch and bound must return exactly what evaluating every layout returns; small batches
  * make the search go through many batches, so pruning decisions are taken with a partial
  * top-k and front. */
@@ -381,20 +418,26 @@ static void check_pruned_equals_exhaustive_at(const struct ts_sweep *sw, int bat
     assert_int_equal(pr.rejected[TS_REJECT_DEADLINE_P], ex.rejected[TS_REJECT_DEADLINE_P]);
     /* The best of every system x pricing is exact too, and the layouts listed with each top
      * row are the same. */
-    /* (A system x pricing with no simulated layout meeting the constraint is not searched
-     * further: the pruned search may have fewer rows, each the exhaustive one.) */
-    assert_true(pr.n_best_per_system >= 1 && pr.n_best_per_system <= ex.n_best_per_system);
-    for (int i = 0, j = 0; i < pr.n_best_per_system; i++, j++) {
-        while (j < ex.n_best_per_system &&
-               (ex.best_per_system[j].layout.system != pr.best_per_system[i].layout.system ||
-                ex.best_per_system[j].pricing != pr.best_per_system[i].pricing))
-            j++;
-        assert_true(j < ex.n_best_per_system);
-        assert_same_outcome(&pr.best_per_system[i], &ex.best_per_system[j], "best_per_system", i,
+    /* (A row for every system x pricing where some layout meets the constraint, also those
+     * in neither the top nor the front.) */
+    assert_true(pr.n_best_per_system >= 1);
+    assert_int_equal(pr.n_best_per_system, ex.n_best_per_system);
+    for (int i = 0; i < ex.n_best_per_system; i++)
+        assert_same_outcome(&pr.best_per_system[i], &ex.best_per_system[i], "best_per_system", i,
                             sw->name);
-    }
     for (int i = 0; i <= ex.n_top; i++)
         assert_int_equal(pr.top_first[i], ex.top_first[i]);
+    for (int i = 0; i < ex.top_first[ex.n_top]; i++)
+        assert_same_outcome(&pr.top_layouts[i], &ex.top_layouts[i], "top_layouts", i, sw->name);
+    if (sw->has_cost) {
+        for (int i = 0; i <= ex.n_pareto; i++)
+            assert_int_equal(pr.pareto_first[i], ex.pareto_first[i]);
+        for (int i = 0; i < ex.pareto_first[ex.n_pareto]; i++)
+            assert_same_outcome(&pr.pareto_layouts[i], &ex.pareto_layouts[i], "pareto_layouts", i,
+                                sw->name);
+    }
+    /* And the whole report, byte for byte, but for the counts of the work pruning saves. */
+    assert_same_report(sw, &pr, &ex, "pruned and exhaustive");
     /* ... with fewer simulations, once there are k purchases to beat (with fewer, the k-th
      * best is infinite and nothing can be pruned). */
     assert_int_equal(ex.rejected[TS_REJECT_PRUNED], 0);
@@ -427,6 +470,14 @@ static void pruned_search_returns_the_exhaustive_top_k_and_pareto_front(void **s
     (void)state;
     struct ts_sweep *sw = sweep_from_file(SMALL_COST_FILE);
     check_pruned_equals_exhaustive(sw, 30);
+    /* Top 1: most purchases are pruned, yet each system x pricing keeps its exact best. */
+    sw->top = 1;
+    check_pruned_equals_exhaustive_at(sw, 8);
+    struct ts_sweep_result one;
+    sweep_run(sw, 1, false, 8, NULL, &one);
+    assert_int_equal(one.n_top, 1);
+    assert_int_equal(one.n_best_per_system, sw->n_systems * sw->n_pricing);
+    ts_sweep_result_free(&one);
     free(sw);
     /* Under valgrind: the small sweep above and the one-per-batch case below. */
     if (!ts_test_under_valgrind()) {
@@ -453,6 +504,78 @@ static void pruned_search_returns_the_exhaustive_top_k_and_pareto_front(void **s
     for (int i = 0; i < 3; i++)
         assert_int_equal(r.top[i].layout.nodes, 8 >> i);
     ts_sweep_result_free(&r);
+    free(sw);
+}
+
+/* The bounds that screen and prune are lower bounds. On every valid layout of a grid over the
+ * small sweep's systems, node counts, tp, pp, microbatch, schedule (1F1B, interleaved with 2
+ * virtual stages), recomputation and ZeRO stage, the simulated iteration (ts_step_evaluate of
+ * the layout's job) is at least the tighter bound, which is at least screening's; and the
+ * tighter one is above screening's on most layouts (more than one GPU waits for the slowest;
+ * a pipeline drains). */
+static void iteration_bounds_never_exceed_the_simulated_iteration(void **state)
+{
+    (void)state;
+    struct ts_sweep *sw = sweep_from_file(SMALL_COST_FILE);
+    struct ts_eval_scratch scratch;
+    assert_int_equal(ts_eval_scratch_init(&scratch), 0);
+    struct ts_job *job = malloc(sizeof *job);
+    assert_non_null(job);
+    const int nodes[] = {1, 4}, tps[] = {1, 2, 4, 8}, pps[] = {1, 2, 4}, mbs[] = {1, 2, 4};
+    const int scheds[] = {TS_SCHED_1F1B, TS_SCHED_INTERLEAVED};
+    const int recs[] = {TS_RECOMPUTE_NONE, TS_RECOMPUTE_FULL}, zeros[] = {0, 3};
+    long checked = 0, tighter = 0;
+    double worst_gap = 0.0;     // largest (simulated - tighter) / simulated seen
+    /* Under valgrind: one system at one node count (a quarter of the grid). */
+    bool quick = ts_test_under_valgrind();
+    for (int y = 0; y < (quick ? 1 : sw->n_systems); y++)
+        for (size_t a = 0; a < (quick ? 1 : TS_ARRAY_LEN(nodes)); a++)
+            for (size_t b = 0; b < TS_ARRAY_LEN(tps); b++)
+                for (size_t c = 0; c < TS_ARRAY_LEN(pps); c++)
+                    for (size_t d = 0; d < TS_ARRAY_LEN(mbs); d++)
+                        for (size_t e = 0; e < TS_ARRAY_LEN(scheds); e++)
+                            for (size_t f = 0; f < TS_ARRAY_LEN(recs); f++)
+                                for (size_t g = 0; g < TS_ARRAY_LEN(zeros); g++) {
+                                    struct ts_layout l;
+                                    memset(&l, 0, sizeof l);
+                                    l.system = (uint8_t)y;
+                                    l.nodes = nodes[a];
+                                    l.global_batch = 256;
+                                    l.tp = tps[b];
+                                    l.pp = pps[c];
+                                    l.cp = 1;
+                                    l.microbatch = mbs[d];
+                                    l.schedule = (uint8_t)scheds[e];
+                                    l.virtual_stages = scheds[e] == TS_SCHED_INTERLEAVED ? 2 : 1;
+                                    l.recompute = (uint8_t)recs[f];
+                                    l.zero = (uint8_t)zeros[g];
+                                    l.sp = tps[b] > 1;
+                                    l.ep = l.etp = 1;
+                                    double lo, hi;
+                                    struct ts_err err;
+                                    if (ts_sweep_layout_bounds(sw, &l, &lo, &hi, &err) != TS_OK)
+                                        continue;
+                                    ts_sweep_layout_job(sw, &l, sw->pricing[0], job);
+                                    struct ts_iteration it;
+                                    ts_step_evaluate(job, TS_METHOD_DISCRETE_EVENT, &scratch, &it, NULL, NULL);
+                                    if (!(lo <= hi && hi <= it.iteration_s)) {
+                                        print_error("system %d, %d nodes, tp %d pp %d mb %d %s "
+                                                    "recompute %d zero %d: bounds %.9g, %.9g; "
+                                                    "simulated %.9g\n", y, l.nodes, l.tp, l.pp,
+                                                    l.microbatch, ts_schedule_names[l.schedule],
+                                                    l.recompute, l.zero, lo, hi, it.iteration_s);
+                                        fail();
+                                    }
+                                    checked++;
+                                    tighter += hi > lo;
+                                    worst_gap = fmax(worst_gap, 1 - hi / it.iteration_s);
+                                }
+    print_message("%ld layouts, tighter bound above screening's on %ld; worst gap to the "
+                  "simulation %.2f%%\n", checked, tighter, 100 * worst_gap);
+    assert_true(checked >= (quick ? 50 : 200));
+    assert_true(tighter >= checked * 9 / 10);
+    free(job);
+    ts_eval_scratch_free(&scratch);
     free(sw);
 }
 
@@ -1839,6 +1962,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(pruned_search_returns_the_exhaustive_top_k_and_pareto_front),
+        cmocka_unit_test(iteration_bounds_never_exceed_the_simulated_iteration),
         cmocka_unit_test(probability_sweep_replaces_a_finalist_that_misses_the_deadline_at_p90),
         cmocka_unit_test(low_probability_deadline_is_checked_on_the_quantile_not_the_expected_time),
         cmocka_unit_test(run_of_the_sweep_answer_reproduces_its_expected_time_and_cost),

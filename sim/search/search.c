@@ -230,6 +230,17 @@ static int price(const struct ts_sweep *sw, int system, struct ts_job *job,
 /* Bounds of one layout: memory verdict and lower bounds of time and cost per pricing. */
 struct bound {
     uint8_t reject;             // enum ts_reject
+    uint8_t reachable;          // the throughput target (if any) is reachable at the tighter
+                                //   bound tight_s; 0: no outcome of this layout can meet it
+    uint8_t tightened;          // time_at and cost_at are priced at tight_s (tighten())
+    /* Lower bounds of the expected time and of the cost at each pricing slot (index in
+     * sw->pricing), rounded down to float (still lower bounds; INFINITY where not offered
+     * or not priced): each pricing is its own purchase, and prunable() compares each.
+     * Priced at screening's iteration bound, then at tight_s once the search needs them
+     * (pricing every layout twice while screening would cost more than it saves). */
+    float time_at[TS_PRICING_COUNT];
+    float cost_at[TS_PRICING_COUNT];
+    double tight_s;             // tighter lower bound of the iteration time (see screen_at)
     double objective;           // lower bound of the objective (min over pricing)
     double time_s;              // lower bound of the expected time (min over pricing)
     double cost_usd;            // lower bound of the cost (min over pricing)
@@ -251,6 +262,101 @@ static int n_offered(const struct ts_sweep *sw, const struct ts_layout *l)
     return n;
 }
 
+/* The largest float not above x (x itself when it is a float; NaN stays NaN): a float that is
+ * still a lower bound when x is one. */
+static float float_at_most(double x)
+{
+    float f = (float)x;
+    if ((double)f > x)
+        f = nextafterf(f, -INFINITY);
+    return f;
+}
+
+/* A lower bound of the wait for the slowest GPU that ts_step_evaluate adds to the simulated
+ * iteration (sim/step/evaluate.c: ts_step_sync_wait of the simulation's compute_s, which is
+ * linear in it). compute_s is the busiest stage's compute time without its exposed TP/CP and
+ * ZeRO-3 traffic (sim/step/step.c): each of the stage's m v forwards and m v backwards adds
+ * its chunk's duration (or more: overlap contention only lengthens a backward) less those
+ * parts, so m times the chunk sums bound it from below. The factor 1 - 1e-9 covers the
+ * different order of the floating-point sums. */
+static double sync_wait_bound(const struct ts_job *job, const struct ts_step_plan *pl)
+{
+    double compute_s = 0.0;
+    for (int k = 0; k < pl->p; k++) {
+        double busy = 0.0;
+        for (int c = 0; c < pl->v; c++) {
+            const struct ts_step_chunk *ch = &pl->chunk[k * pl->v + c];
+            busy += ch->fwd_s - ch->fwd_comm_s - ch->fwd_z3_s + ch->bwd_s - ch->bwd_comm_s -
+                    ch->bwd_z3_s;
+        }
+        compute_s = fmax(compute_s, pl->m * busy);
+    }
+    return ts_step_sync_wait(compute_s * (1 - 1e-9), job->system.accel.step_time_cv, job->gpus);
+}
+
+/* A lower bound of the simulated iteration (ts_step_simulate) at least as high as
+ * ts_step_lower_bound: that bound's "stage k starts after the first forward reached it and
+ * runs all its tasks" plus the pipeline's drain, which it leaves out. In the simulation
+ * (sim/step/step.c) a stage's last task is a backward (each forward precedes its backward in
+ * the stage's order), its end sends the gradient to the stage before, whose backward of the
+ * same chunk and microbatch starts no earlier and lasts that chunk's bwd_s (or more); so stage
+ * i < k finishes computing no earlier than stage k does plus the backwards of stages i .. k-1
+ * (each at least its cheapest chunk's), then runs its optimizer step and tail. Over every
+ * i <= k, in one pass with a running maximum over i of optimizer + tail - (drain before i).
+ * The factor 1 - 1e-9 covers the floating-point order of the sums. */
+static double drain_bound(const struct ts_step_plan *pl)
+{
+    int p = pl->p, v = pl->v;
+    double lb = 0.0, before = 0.0, drain = 0.0, end_after = -HUGE_VAL;
+    for (int k = 0; k < p; k++) {
+        double work = 0.0, least_bwd = HUGE_VAL;
+        for (int c = 0; c < v; c++) {
+            const struct ts_step_chunk *ch = &pl->chunk[k * v + c];
+            work += ch->fwd_s + ch->bwd_s;
+            least_bwd = fmin(least_bwd, ch->bwd_s);
+        }
+        end_after = fmax(end_after, pl->optimizer_s[k] + pl->tail_s[k] - drain);
+        lb = fmax(lb, before + pl->m * work + drain + end_after);
+        before += pl->chunk[k * v].fwd_s;
+        drain += least_bwd;
+    }
+    return lb * (1 - 1e-9);
+}
+
+/* The two lower bounds of the iteration time of w->job (its compute model built): screening's,
+ * ts_step_lower_bound, and the tighter one with the pipeline's drain and the wait for the
+ * slowest GPU that pruning compares (time_at, cost_at); both at least the data loader's time
+ * (ts_step_evaluate caps the iteration by it). The constraint checks, the counts and the
+ * candidate order stay on screening's bound, so that what the sweep reports does not depend
+ * on the pruning. Builds w->plan. */
+static void iteration_bounds(const struct ts_job *job, struct worker *w, double *lb, double *tight)
+{
+    ts_step_plan_build(job, &w->compute, &w->plan);
+    *lb = ts_step_lower_bound(&w->plan);
+    *tight = fmax(*lb, drain_bound(&w->plan)) + sync_wait_bound(job, &w->plan);
+    if (job->has_cost) {
+        double hosts, loader_s = ts_cost_loader_time(job, &hosts);
+        *lb = fmax(*lb, loader_s);
+        *tight = fmax(*tight, loader_s);
+    }
+}
+
+int ts_sweep_layout_bounds(const struct ts_sweep *sw, const struct ts_layout *l, double *screen_s,
+                           double *tight_s, struct ts_err *err)
+{
+    struct worker *w = ts_xmalloc(sizeof *w);
+    worker_init(w, sw);
+    job_patch(sw, l, sw->pricing[0], &w->job, w->current);
+    int rc = ts_job_validate(&w->job, "sweep", err);
+    if (rc == TS_OK) {
+        ts_compute_build(&w->job, &w->compute);
+        iteration_bounds(&w->job, w, screen_s, tight_s);
+    }
+    worker_free(w);
+    free(w);
+    return rc;
+}
+
 /* Screen a layout into *b; by_pricing (when not NULL) gets the bound of the objective at
  * each pricing slot (INFINITY where it is not offered or cannot be priced). */
 static void screen_at(const struct ts_sweep *sw, struct worker *w, const struct ts_layout *l,
@@ -260,6 +366,8 @@ static void screen_at(const struct ts_sweep *sw, struct worker *w, const struct 
         for (int i = 0; i < sw->n_pricing; i++)
             by_pricing[i] = INFINITY;
     memset(b, 0, sizeof *b);
+    for (int i = 0; i < TS_PRICING_COUNT; i++)
+        b->time_at[i] = b->cost_at[i] = INFINITY;
     job_patch(sw, l, sw->pricing[0], &w->job, w->current);
     struct ts_job *job = &w->job;
     ts_compute_build(job, &w->compute);
@@ -270,13 +378,13 @@ static void screen_at(const struct ts_sweep *sw, struct worker *w, const struct 
         b->reject = TS_REJECT_MEMORY;
         return;
     }
-    ts_step_plan_build(job, &w->compute, &w->plan);
-    double lb = ts_step_lower_bound(&w->plan);
-    double hosts;
-    if (job->has_cost)
-        lb = fmax(lb, ts_cost_loader_time(job, &hosts));
+    double lb, tight;
+    iteration_bounds(job, w, &lb, &tight);
     double tokens_iter = (double)job->global_batch * job->model.seq_len;
     b->tokens_per_s = tokens_iter / lb;
+    b->reachable = !(sw->min_tokens_per_s > 0 && tokens_iter / tight < sw->min_tokens_per_s);
+    b->tight_s = tight;
+    b->tightened = !(tight > lb);   /* nothing to gain */
     if (sw->min_tokens_per_s > 0 && b->tokens_per_s < sw->min_tokens_per_s) {
         b->reject = TS_REJECT_CONSTRAINT;
         return;
@@ -309,6 +417,8 @@ static void screen_at(const struct ts_sweep *sw, struct worker *w, const struct 
         double obj = objective_of(sw, t, c);
         if (by_pricing)
             by_pricing[i] = obj;
+        b->time_at[i] = float_at_most(t);
+        b->cost_at[i] = float_at_most(c);
         if (!any || obj < b->objective)
             b->objective = obj;
         if (!any || t < b->time_s)
@@ -329,6 +439,38 @@ static void screen(const struct ts_sweep *sw, struct worker *w, const struct ts_
                    struct bound *b)
 {
     screen_at(sw, w, l, b, NULL);
+}
+
+/* Price a screened candidate's time_at and cost_at at its tighter iteration bound tight_s
+ * (the run and cost models only grow with the iteration time; where it cannot be priced
+ * the bound at screening's stands). Once per candidate; a pure function of the layout. */
+static void tighten(const struct ts_sweep *sw, struct worker *w, const struct ts_layout *l,
+                    struct bound *b)
+{
+    if (b->tightened || b->reject)
+        return;
+    b->tightened = 1;
+    job_patch(sw, l, sw->pricing[0], &w->job, w->current);
+    struct ts_job *job = &w->job;
+    ts_compute_build(job, &w->compute);
+    double tokens_iter = (double)job->global_batch * job->model.seq_len;
+    struct ts_iteration it;
+    memset(&it, 0, sizeof it);
+    it.iteration_s = it.step.iteration_s = it.step.compute_s = b->tight_s;
+    it.tokens_per_s = tokens_iter / b->tight_s;
+    it.iterations = ceil(sw->tokens / tokens_iter);
+    it.time_to_train_s = it.iterations * b->tight_s;
+    for (int i = 0; i < sw->n_pricing; i++) {
+        if (!sw->offered[l->system][sw->pricing[i]] || !isfinite(b->time_at[i]))
+            continue;
+        job_patch(sw, l, sw->pricing[i], job, w->current);
+        double t, c;
+        struct ts_err err;
+        if (price(job, &w->compute, &it, &t, &c, &err) != TS_OK)
+            continue;
+        b->time_at[i] = fmaxf(b->time_at[i], float_at_most(t));
+        b->cost_at[i] = fmaxf(b->cost_at[i], float_at_most(c));
+    }
 }
 
 /* Exact (simulated) outcomes of a layout, one per pricing. */
@@ -708,6 +850,35 @@ static int front_points(const struct bnb *s, struct point **out)
     return n;
 }
 
+/* The tighter lower bound of the objective at pricing slot p. */
+static double objective_at(const struct ts_sweep *sw, const struct bound *b, int p)
+{
+    return (double)(sw->objective == TS_OBJECTIVE_COST ? b->cost_at[p] : b->time_at[p]);
+}
+
+/* Whether a point is strictly dominated by a point of the front. */
+static bool dominated(const struct prune *pr, double cost, double time)
+{
+    for (int j = 0; j < pr->nf; j++)
+        if (pr->front[j].cost < cost && pr->front[j].time < time)
+            return true;
+    return false;
+}
+
+/* Whether the bound of a layout at every offered pricing is strictly dominated: then none of
+ * its outcomes (one per pricing, each at or above its bound in cost and in time) can be on
+ * the front. Tighter than the corner of the least cost and the least time over pricings
+ * (spot is cheaper, on-demand faster: that corner is below both). */
+static bool each_dominated(const struct ts_sweep *sw, const struct bound *b,
+                           const struct ts_layout *l, const struct prune *pr)
+{
+    for (int p = 0; p < sw->n_pricing; p++)
+        if (sw->offered[l->system][sw->pricing[p]] &&
+            !dominated(pr, (double)b->cost_at[p], (double)b->time_at[p]))
+            return false;
+    return true;
+}
+
 /* Whether a candidate's bound is strictly beaten by the top-k purchases (by more than the
  * tie tolerance: layouts within it of a top purchase are listed with it) and strictly
  * dominated on the cost/time plane: then its exact outcomes can join neither the top nor
@@ -717,12 +888,18 @@ static bool prunable(const struct bnb *s, const struct bound *b, const struct ts
                      const struct prune *pr)
 {
     /* It cannot change the top if at every pricing it can neither enter the top k nor
-     * improve (or tie with) its own purchase's best: its bound is above the lesser of the
-     * two, by more than the tolerance. (`l` NULL: any layout, the k-th best alone.) */
+     * improve (or tie with) its own purchase's best: its bound at that pricing is above the
+     * lesser of the two, by more than the tolerance (each pricing is its own purchase, so
+     * its own bound is what counts there). The bound over every pricing (the least) against
+     * the greatest of those limits is a weaker test implied by that one up to the rounding of
+     * the per-pricing bounds; it is kept so that rounding can never prune less than it. (`l`
+     * NULL: any layout, the k-th best alone.) */
     double limit = pr->kth;
+    bool each = false;
     if (l) {
         const struct ts_sweep *sw = s->sw;
         limit = -HUGE_VAL;
+        each = true;
         for (int p = 0; p < sw->n_pricing; p++) {
             if (!sw->offered[l->system][sw->pricing[p]])
                 continue;
@@ -744,17 +921,17 @@ static bool prunable(const struct bnb *s, const struct bound *b, const struct ts
                 else
                     hi = mid;
             }
-            limit = fmax(limit, fmin(pr->kth, best));
+            double at = fmin(pr->kth, best);
+            limit = fmax(limit, at);
+            if (!(objective_at(sw, b, p) > at * (1 + TS_SWEEP_TIE_TOLERANCE)))
+                each = false;
         }
     }
-    if (!(b->objective > limit * (1 + TS_SWEEP_TIE_TOLERANCE)))
+    if (!each && !(b->objective > limit * (1 + TS_SWEEP_TIE_TOLERANCE)))
         return false;
     if (!s->sw->has_cost)
         return true;    /* no cost: no cost/time front */
-    for (int j = 0; j < pr->nf; j++)
-        if (pr->front[j].cost < b->cost_usd && pr->front[j].time < b->time_s)
-            return true;
-    return false;
+    return dominated(pr, b->cost_usd, b->time_s) || (l && each_dominated(s->sw, b, l, pr));
 }
 
 /* The pruning state now. */
@@ -1226,6 +1403,21 @@ static bool keep_refill(struct bnb *s, struct keep *keep, const struct cand *las
 
 /* ---------------------------------------------------------------- branch and bound */
 
+/* Tighten (in parallel) the bounds of the next 4 batches' worth of candidates from `pos`
+ * that are neither simulated nor prunable on the bounds they have: the ones whose fate the
+ * tighter bound may change. Which ones depends only on the pruning state, so the result is
+ * the same for any thread count. */
+static void tighten_ahead(const struct bnb *s, struct keep *keep, long pos, long end,
+                          const struct prune *pr, struct worker *workers, int nthreads)
+{
+#pragma omp parallel for schedule(dynamic, 16) num_threads(nthreads)
+    for (long i = pos; i < end; i++) {
+        struct cand *c = &keep->v[i];
+        if (!c->done && !c->b.tightened && !prunable(s, &c->b, &c->l, pr))
+            tighten(s->sw, &workers[omp_get_thread_num()], &c->l, &c->b);
+    }
+}
+
 /* One branch-and-bound pass over the candidates in candidate order, from the kept set
  * `keep` (streaming again for the next ones when it runs out and some were left out). */
 static void bnb_pass(struct bnb *s, struct keep *keep, struct worker *workers, int nthreads,
@@ -1251,7 +1443,12 @@ static void bnb_pass(struct bnb *s, struct keep *keep, struct worker *workers, i
         prune_state(s, opt->exhaustive, &pr);
         int nt = 0;
         bool interrupted = false;
+        long tightened_to = pos;
         while (nt < batch) {
+            if (!opt->exhaustive && pos == tightened_to && pos < keep->n) {
+                tightened_to = pos + 4L * batch < keep->n ? pos + 4L * batch : keep->n;
+                tighten_ahead(s, keep, pos, tightened_to, &pr, workers, nthreads);
+            }
             if (pos == keep->n) {
                 /* Streaming again is the costly part of a large sweep; when every candidate
                  * left out is already prunable it would find nothing to simulate. */
@@ -1262,7 +1459,7 @@ static void bnb_pass(struct bnb *s, struct keep *keep, struct worker *workers, i
                     interrupted = true;
                     break;
                 }
-                pos = 0;
+                pos = tightened_to = 0;
                 continue;
             }
             const struct cand *c = &keep->v[pos++];
@@ -1437,20 +1634,51 @@ static double persys_thresholds(const struct bnb *s, double (*gb)[TS_PRICING_COU
     kth_best(s, 1, gb);
     double any = -HUGE_VAL;
     for (int y = 0; y < sw->n_systems; y++) {
-        /* A system x pricing where nothing simulated meets the constraint is not searched:
-         * that would simulate every one of its candidates (best_per_system has no row). */
+        /* A system x pricing where nothing simulated meets the constraint yet is searched
+         * from its first candidate until one does (may_meet skips those whose tighter bound
+         * already misses the constraint), so best_per_system has the row exactly when some
+         * layout meets there. */
         thr[y] = -HUGE_VAL;
         for (int p = 0; p < sw->n_pricing; p++)
-            if (sw->offered[y][sw->pricing[p]] && isfinite(gb[y][sw->pricing[p]]))
-                thr[y] = fmax(thr[y], gb[y][sw->pricing[p]]);
+            if (sw->offered[y][sw->pricing[p]])
+                thr[y] = fmax(thr[y], isfinite(gb[y][sw->pricing[p]]) ? gb[y][sw->pricing[p]]
+                                                                       : HUGE_VAL);
         any = fmax(any, thr[y]);
     }
     return any;
 }
 
+/* Whether an outcome of a layout with bound *b at pricing slot p could meet the constraint
+ * (evaluate's test at the tighter bound; false only when it cannot). */
+static bool may_meet(const struct ts_sweep *sw, const struct bound *b, int p)
+{
+    if (!b->reachable)
+        return false;
+    return !(sw->deadline_s > 0 && sw->probability == 0 && (double)b->time_at[p] > sw->deadline_s);
+}
+
+/* Whether a candidate can be the best of its system at some pricing by its bounds there
+ * (gb: the best so far of each system x pricing), and (*first) whether that is because one
+ * of its system x pricing has no meeting outcome yet. */
+static bool persys_need(const struct ts_sweep *sw, double (*gb)[TS_PRICING_COUNT],
+                        const struct cand *c, bool *first)
+{
+    bool need = false;
+    *first = false;
+    for (int p = 0; p < sw->n_pricing; p++) {
+        double g = gb[c->l.system][sw->pricing[p]], at = objective_at(sw, &c->b, p);
+        if (isfinite(g))
+            need = need || at < g;
+        else if (isfinite(at) && may_meet(sw, &c->b, p))
+            need = *first = true;
+    }
+    return need;
+}
+
 /* Returns false when a stop request cut it short (s->stopped). */
-static bool complete_per_system(struct bnb *s, struct keep *kept, struct worker *workers,
-                                int nthreads, const struct ts_sweep_options *opt)
+static bool complete_per_system(struct bnb *s, struct keep *kept, bool complete,
+                                struct worker *workers, int nthreads,
+                                const struct ts_sweep_options *opt)
 {
     const struct ts_sweep *sw = s->sw;
     if (opt->exhaustive)
@@ -1461,21 +1689,31 @@ static bool complete_per_system(struct bnb *s, struct keep *kept, struct worker 
     double any = persys_thresholds(s, gb, thr);
     struct keep keep = {kept->v, 0, kept->cap, false, {0}};     /* the search's buffer, done with */
     struct cand *todo = ts_xmalloc((size_t)chunk * sizeof *todo);
-    double *bp = ts_xmalloc((size_t)chunk * np * sizeof *bp);
-    uint8_t *need = ts_xmalloc((size_t)chunk);
     struct ts_outcome *tmp = ts_xmalloc((size_t)chunk * np * sizeof *tmp);
     struct persys ps = {s, &keep, true, 0.0, -1, thr};
+    bool reuse = complete;
     while (any > -HUGE_VAL) {
         keep.n = 0;
         keep.more = false;
         done_sort(s);
-        struct stream *st = stream_new(sw, opt, workers, nthreads, persys_sink, &ps);
-        stream_run(st);
-        bool stopped = st->stopped;
-        free(st);
-        if (stopped) {
-            s->stopped = true;
-            break;
+        if (reuse) {
+            /* Every candidate is in the kept set already (in candidate order, with its
+             * bounds): take those the stream would, without screening them again. */
+            for (long i = 0; i < kept->n; i++) {
+                const struct cand *c = &kept->v[i];
+                if (c->b.objective < thr[c->l.system] && done_find(s, c->layout) < 0)
+                    keep.v[keep.n++] = *c;
+            }
+            reuse = false;
+        } else {
+            struct stream *st = stream_new(sw, opt, workers, nthreads, persys_sink, &ps);
+            stream_run(st);
+            bool stopped = st->stopped;
+            free(st);
+            if (stopped) {
+                s->stopped = true;
+                break;
+            }
         }
         qsort(keep.v, (size_t)keep.n, sizeof *keep.v, cmp_cand);
         long pos = 0;
@@ -1484,31 +1722,29 @@ static bool complete_per_system(struct bnb *s, struct keep *kept, struct worker 
                 s->stopped = true;
                 break;
             }
-            /* A chunk of candidates still below their system's threshold; their bounds at
-             * each pricing say which can be the best somewhere (gb only improves, so
-             * checking against the chunk's start state simulates no fewer than needed). */
-            int nc = 0;
-            while (nc < chunk && pos < keep.n) {
-                const struct cand *c = &keep.v[pos++];
-                if (c->b.objective < thr[c->l.system])
-                    todo[nc++] = *c;
-            }
-            if (nc == 0)
-                break;
-#pragma omp parallel for schedule(dynamic, 8) num_threads(nthreads)
-            for (int t = 0; t < nc; t++) {
-                struct bound b;
-                screen_at(sw, &workers[omp_get_thread_num()], &todo[t].l, &b, &bp[(size_t)t * np]);
-                need[t] = 0;
-                for (int p = 0; p < np; p++)
-                    if (isfinite(gb[todo[t].l.system][sw->pricing[p]]) &&
-                        bp[(size_t)t * np + p] < gb[todo[t].l.system][sw->pricing[p]])
-                        need[t] = 1;
-            }
+            /* A chunk of the candidates still below their system's threshold that can be
+             * the best somewhere by their bound at each pricing (gb only improves, so
+             * checking against the chunk's start state simulates no fewer than needed). A
+             * candidate searched for a system x pricing with no meeting outcome yet ends the
+             * chunk, so that the next ones see whether it met. */
             int nt = 0;
-            for (int t = 0; t < nc; t++)
-                if (need[t])
-                    todo[nt++] = todo[t];
+            while (nt < chunk && pos < keep.n) {
+                struct cand *c = &keep.v[pos++];
+                if (!(c->b.objective < thr[c->l.system]))
+                    continue;
+                bool first;
+                bool need = persys_need(sw, gb, c, &first);
+                if (need && !c->b.tightened) {
+                    tighten(sw, &workers[0], &c->l, &c->b);
+                    need = persys_need(sw, gb, c, &first);
+                }
+                if (need)
+                    todo[nt++] = *c;
+                if (first)
+                    break;
+            }
+            if (nt == 0)
+                break;
 #pragma omp parallel for schedule(dynamic, 1) num_threads(nthreads)
             for (int t = 0; t < nt; t++)
                 evaluate(sw, &workers[omp_get_thread_num()], &todo[t].l, &tmp[(size_t)t * np]);
@@ -1531,8 +1767,6 @@ static bool complete_per_system(struct bnb *s, struct keep *kept, struct worker 
         ps.last_index = keep.v[keep.n - 1].layout;
     }
     free(tmp);
-    free(need);
-    free(bp);
     free(todo);
     return !s->stopped;
 }
@@ -2316,7 +2550,7 @@ int ts_sweep_run(const struct ts_sweep *sw, const struct ts_sweep_options *opt,
     if (rc)
         goto done;
     /* The best of every system x pricing, exact (it may need more simulations). */
-    if (!complete_per_system(&s, &keep, workers, nthreads, opt)) {
+    if (!complete_per_system(&s, &keep, complete, workers, nthreads, opt)) {
         save_progress(&s, out);
         out->simulated = s.simulated;
         goto done;

@@ -21,10 +21,17 @@
  *   4. Evaluate in order of the bound, in batches, in parallel (OpenMP, dynamic schedule,
  *      per-thread scratch, results written by index): the discrete-event iteration
  *      simulation, the analytic run model (Daly's expected wall time for the job's failure
- *      rate, checkpoint interval auto per configuration) and the bill. Stop when the next
- *      bound cannot beat the k-th best or join the cost/time Pareto front (bounds dominated by
- *      an evaluated point cannot be on it). Because the bound never exceeds the exact value,
- *      this returns the same best, top-k and front as evaluating everything.
+ *      rate, checkpoint interval auto per configuration) and the bill. Skip a candidate
+ *      that at no pricing can enter the top k purchases, improve or tie its own purchase's
+ *      best (within TS_SWEEP_TIE_TOLERANCE) or join the cost/time Pareto front (bounds
+ *      dominated by an evaluated point cannot be on it), each pricing judged on its own
+ *      bound, and that bound tighter than screening's: the pipeline's drain (the last
+ *      backward travelling back to stage 0) and the wait for the slowest GPU added, so it
+ *      sits within about 1% of the simulated time. Because the bound never exceeds the
+ *      exact value, this returns the same best, top-k, listed layouts and front as
+ *      evaluating everything (the constraint checks, counts and order keep screening's
+ *      bound, so nothing reported but `simulated` and the pruned count depends on it).
+ *      Then the best of every system x pricing is completed (best_per_system).
  *   5. Run the failure Monte Carlo for the top-k finalists (expected and p90 time and cost);
  *      a probabilistic deadline ("probability": 0.9) is checked on the Monte Carlo quantile
  *      at that probability (with the model's own error when options.model_uncertainty), and
@@ -305,8 +312,9 @@ struct ts_sweep_result {
     int *pareto_first;          // [n_pareto + 1]
     int n_best_per_system;
     struct ts_outcome *best_per_system; // the best meeting layout of each system x pricing
-                                //   (analytic values; exact: pruning keeps them), in the
-                                //   sweep's system and pricing order
+                                //   where some layout meets (analytic values; exact:
+                                //   pruning keeps them), in the sweep's system and pricing
+                                //   order
     bool found;                 // top[0] is the answer
     struct ts_outcome closest;  // when nothing meets the constraint: the nearest miss
     bool has_closest;
@@ -335,6 +343,15 @@ struct ts_sweep_result {
 int ts_sweep_run(const struct ts_sweep *sw, const struct ts_sweep_options *opt,
                  struct ts_sweep_result *out, struct ts_err *err);
 void ts_sweep_result_free(struct ts_sweep_result *r);
+
+/* The lower bounds of a layout's iteration time that the sweep uses: *screen_s,
+ * screening's (ts_step_lower_bound, at least the data loader's time), by which layouts are
+ * screened against the constraint, counted and ordered; *tight_s, the tighter one pruning
+ * compares (the pipeline's drain and the wait for the slowest GPU added). Both are at most
+ * the iteration time ts_step_evaluate gives ts_sweep_layout_job's job (tests check it).
+ * Returns the job validator's error for a layout that is not valid. */
+int ts_sweep_layout_bounds(const struct ts_sweep *sw, const struct ts_layout *l, double *screen_s,
+                           double *tight_s, struct ts_err *err);
 
 /* Build the job of a layout (for reports and for `trainsim run` reproduction): its system,
  * software profile (job->software, as a job file naming it would have), size and layout. */
