@@ -513,6 +513,90 @@ static void rc_job(struct ts_job *job, const char *model, const char *system, in
                   model, system, gpus, batch, precision, layout, layout[0] ? ", " : "", rec);
 }
 
+/* ---------------------------------------------------------------- ring attention (CP) */
+
+/* Llama 3 8B (32 query heads, 8 K/V heads, head dim 128) at 16384 tokens on 8 H100, bf16,
+ * FlashAttention-2, cp 4: the attention core of one layer is 4 ring steps of equal work, one
+ * causal 4096 x 4096 call and three 2048 x 4096 rectangles, each at the causal curve's
+ * efficiency at its own length, plus 3 merges into fp32 accumulators ((2 + 8) bytes per
+ * element of the output forward; of dQ, dK and dV backward). Recomputed by hand from the
+ * accelerator's constants and the kernel table. */
+static void ring_attention_is_cp_chunk_calls_plus_fp32_merges(void **state)
+{
+    (void)state;
+    struct ts_job job;
+    rc_job(&job, "\"llama3-8b\"", "\"dgx-h100\"", 8, 2, "bf16",
+           "\"cp\": 4, \"attention\": \"fa2\", \"attention_unpad\": false", "\"none\"");
+    job.model.seq_len = 16384;
+    struct ts_err err;
+    ts_err_clear(&err);
+    assert_int_equal(ts_job_validate(&job, "ring.json", &err), TS_OK);
+    struct ts_compute c;
+    ts_compute_build(&job, &c);
+
+    const struct ts_accel *a = &job.system.accel;
+    const struct ts_sw_mech *sw = &job.parallel.sw;
+    double scale = 1.0;
+    for (int i = 0; i < sw->n_cal; i++)
+        if (strcmp(sw->cal_device[i], a->name) == 0)
+            scale = sw->cal_scale[i];
+    double peak = a->peak_flops[TS_PREC_BF16] * a->sustained_compute * scale;
+    double bw = a->memory_bandwidth * a->memory_efficiency;
+    double lat = sw->kernel_latency_s >= 0 ? sw->kernel_latency_s : a->kernel_latency;
+    const double S = 16384, s = 4096, heads = 32, kv = 8, d = 128, e = 2, n = 4;
+    double T = s;
+    for (int bwd = 0; bwd < 2; bwd++) {
+        double flops = (bwd ? 8.0 : 4.0) * heads * s * S * d / n;     /* per step */
+        double bytes = e * T * (bwd ? 4.0 : 2.0) * (heads + kv) * d / n;
+        double eff_diag = ts_attn_efficiency(a, TS_ATTN_FA2, s, 128, true, bwd);
+        double eff_off = ts_attn_efficiency(a, TS_ATTN_FA2, s / 2, 128, true, bwd);
+        assert_true(eff_off < eff_diag);    /* shorter calls run slower on this curve */
+        double diag = fmax(0.5 * flops / (peak * eff_diag), bytes / bw) + lat;
+        double off = fmax(0.5 * flops / (peak * eff_off), bytes / bw) + lat;
+        double elems = T * heads * d + (bwd ? 2.0 * T * kv * d : 0.0);
+        double merge = (e + 8.0) * elems / bw + lat;
+        double want = diag + (n - 1) * (off + merge);
+        assert_close(bwd ? c.layer.attn_bwd_s : c.layer.attn_fwd_s, want, 1e-9, 0);
+    }
+    /* K/V of 8 heads, 4096 tokens, bf16 per hop: 3 hops forward, 3 of K/V + dK/dV backward
+     * and the dK/dV hop home. */
+    double hop = 2.0 * e * T * kv * d;
+    assert_int_equal(c.layer.cp_steps, 3);
+    assert_close(c.layer.cp_fwd_bytes, 3 * hop, 1e-12, 0);
+    assert_close(c.layer.cp_bwd_bytes, 6 * hop, 1e-12, 0);
+    assert_close(c.layer.cp_bwd_tail_bytes, hop, 1e-12, 0);
+}
+
+/* Without context parallelism the core is one causal call over the whole sequence: no
+ * merges, no ring bytes. */
+static void without_context_parallelism_attention_is_one_call(void **state)
+{
+    (void)state;
+    struct ts_job job;
+    rc_job(&job, "\"llama3-8b\"", "\"dgx-h100\"", 8, 8, "bf16",
+           "\"attention\": \"fa2\", \"attention_unpad\": false", "\"none\"");
+    job.model.seq_len = 4096;
+    struct ts_err err;
+    ts_err_clear(&err);
+    assert_int_equal(ts_job_validate(&job, "one.json", &err), TS_OK);
+    struct ts_compute c;
+    ts_compute_build(&job, &c);
+    const struct ts_accel *a = &job.system.accel;
+    const struct ts_sw_mech *sw = &job.parallel.sw;
+    double scale = 1.0;
+    for (int i = 0; i < sw->n_cal; i++)
+        if (strcmp(sw->cal_device[i], a->name) == 0)
+            scale = sw->cal_scale[i];
+    double peak = a->peak_flops[TS_PREC_BF16] * a->sustained_compute * scale;
+    double bw = a->memory_bandwidth * a->memory_efficiency;
+    double lat = sw->kernel_latency_s >= 0 ? sw->kernel_latency_s : a->kernel_latency;
+    double flops = 4.0 * 32 * 4096 * 4096 * 128.0, bytes = 2.0 * 4096 * 2 * (32 + 8) * 128;
+    double eff = ts_attn_efficiency(a, TS_ATTN_FA2, 4096, 128, true, false);
+    assert_close(c.layer.attn_fwd_s, fmax(0.5 * flops / (peak * eff), bytes / bw) + lat, 1e-9, 0);
+    assert_int_equal(c.layer.cp_steps, 0);
+    assert_close(c.layer.cp_bwd_tail_bytes, 0, 0, 0);
+}
+
 /* Everything the rest of trainsim reads of a job's compute: equal bit for bit. */
 static void assert_same_pass(const struct ts_pass *a, const struct ts_pass *b)
 {
@@ -1063,6 +1147,8 @@ int main(void)
         cmocka_unit_test(param_counts_match_published_llama_sizes),
         cmocka_unit_test(inflight_microbatches_equal_a_count_over_the_schedule),
         cmocka_unit_test(zero_stages_shard_weights_grads_and_optimizer_over_dp_times_cp),
+        cmocka_unit_test(ring_attention_is_cp_chunk_calls_plus_fp32_merges),
+        cmocka_unit_test(without_context_parallelism_attention_is_one_call),
         cmocka_unit_test(hybrid_sharding_shards_over_the_zero_group_only),
         cmocka_unit_test(float8_tp_gathers_gemm_inputs_at_one_byte_when_the_profile_says_so),
         cmocka_unit_test(gemm_times_follow_the_roofline_when_compute_bound),

@@ -763,7 +763,8 @@ static void korthikanti_175b_evaluates_feasibly_with_one_compute_span_per_task(v
 
 /* Exposed context-parallel time of one layer's forward (tp 1: no TP traffic) for llama3-8b at
  * seq 32768 on 2 dgx-h100 nodes, cp 8, placed by `order`. */
-static double cp_forward_comm(const char *order, struct ts_compute *c, struct ts_system *sys)
+static double cp_forward_comm(const char *order, struct ts_compute *c, struct ts_system *sys,
+                              double *bwd_comm)
 {
     char text[1024];
     snprintf(text, sizeof text,
@@ -785,6 +786,8 @@ static double cp_forward_comm(const char *order, struct ts_compute *c, struct ts
     assert_int_equal(ts_eval_scratch_init(&s), 0);
     ts_step_plan_build(job, c, &s.plan);
     double comm = s.plan.layer_fwd_s - c->layer.fwd.time_s;
+    if (bwd_comm)
+        *bwd_comm = s.plan.layer_bwd_s - c->layer.bwd.time_s;
     *sys = job->system;
     ts_eval_scratch_free(&s);
     free(job);
@@ -800,8 +803,8 @@ static void context_parallel_rings_across_nodes_pay_the_network(void **state)
     (void)state;
     struct ts_compute in, out;
     struct ts_system sys;
-    double inside = cp_forward_comm("tp,cp,dp,pp", &in, &sys);
-    double across = cp_forward_comm("tp,dp,cp,pp", &out, &sys);
+    double inside = cp_forward_comm("tp,cp,dp,pp", &in, &sys, NULL);
+    double across = cp_forward_comm("tp,dp,cp,pp", &out, &sys, NULL);
     int steps = out.layer.cp_steps;
     assert_int_equal(steps, 7);
     double block = out.layer.cp_fwd_bytes / steps;
@@ -812,6 +815,28 @@ static void context_parallel_rings_across_nodes_pay_the_network(void **state)
     assert_close(inside, steps * fmax(0.0, hop_nvl - hide), 1e-6, 1e-12);
     assert_true(across > inside);
     assert_true(across > 0.0);
+}
+
+/* Backward passes K/V and dK/dV each ring step, hidden behind that step's attention
+ * backward, and then the dK/dV hop back to their owner, which nothing hides: with the ring
+ * across nodes, steps x max(0, hop(2 kv) - attn_bwd/(steps+1)) + hop(kv), priced by hand. */
+static void context_parallel_backward_exposes_the_last_gradient_hop(void **state)
+{
+    (void)state;
+    struct ts_compute c;
+    struct ts_system sys;
+    double bwd = 0.0;
+    cp_forward_comm("tp,dp,cp,pp", &c, &sys, &bwd);
+    int steps = c.layer.cp_steps;
+    double kv = c.layer.cp_fwd_bytes / steps;
+    assert_close(c.layer.cp_bwd_bytes, 2.0 * kv * steps, 1e-12, 0);
+    assert_close(c.layer.cp_bwd_tail_bytes, kv, 1e-12, 0);
+    double nic = sys.scale_out.bandwidth * sys.scale_out.efficiency;
+    double hop2 = sys.scale_out.latency + 2.0 * kv / nic;
+    double tail = sys.scale_out.latency + kv / nic;
+    double hide = c.layer.attn_bwd_s / (steps + 1);
+    assert_close(bwd, steps * fmax(0.0, hop2 - hide) + tail, 1e-6, 1e-12);
+    assert_true(tail > 0.0 && bwd > 0.99 * tail);  /* the last hop shows even when the ring hides */
 }
 
 /* ---------------------------------------------------------------- ZeRO-3 / FSDP units */
@@ -1204,6 +1229,7 @@ int main(void)
         cmocka_unit_test(the_same_plan_gives_bit_identical_results_in_a_used_or_fresh_workspace),
         cmocka_unit_test(korthikanti_175b_evaluates_feasibly_with_one_compute_span_per_task),
         cmocka_unit_test(context_parallel_rings_across_nodes_pay_the_network),
+        cmocka_unit_test(context_parallel_backward_exposes_the_last_gradient_hop),
         cmocka_unit_test(fsdp_with_one_unit_per_chunk_is_zero3_at_chunk_granularity),
         cmocka_unit_test(fsdp_units_hide_gathers_behind_compute_as_a_flow_shop),
         cmocka_unit_test(fsdp_unit_compute_slows_by_the_contention_of_the_collectives_beside_it),

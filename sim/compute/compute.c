@@ -157,6 +157,7 @@ struct shape {
     double b;       // sequences per microbatch
     double s;       // local sequence length (s / cp)
     double s_kv;    // keys each query attends to (whole sequence)
+    int cp;         // context-parallel size (ring steps of the attention core)
     double T;       // local tokens b s
     double Tn;      // tokens of norm / dropout / residual kernels (T / tp with sequence parallelism)
     double h, d, f; // hidden, head dim, MLP width (full)
@@ -203,6 +204,7 @@ static void shape_init(struct shape *sh, const struct ts_job *job)
     sh->b = p->microbatch;
     sh->s = (double)m->seq_len / p->cp;
     sh->s_kv = m->seq_len;
+    sh->cp = p->cp;
     /* Sliding-window attention: a windowed query attends to at most w keys. The counting
      * convention takes the causal square at twice the work executed (s keys per query), so a
      * windowed layer counts twice its executed keys: the mean of min(i + 1, w) over the s
@@ -375,6 +377,52 @@ static void unpad_bwd(const struct kern *k, const struct shape *sh, struct ts_pa
     p->kernels += kernels;
 }
 
+/* Ring attention (context parallelism, causal, load-balanced): the sequence is cut into 2 cp
+ * chunks and rank r holds chunks r and 2 cp - 1 - r (Megatron-Core context parallelism docs;
+ * Transformer Engine AttnFuncWithCPAndKVP2P; PyTorch context_parallel's head-tail load
+ * balancing). Its attention core is cp flash calls, one per ring step, each on an equal share
+ * of the work: step 0 is the causal square of the local queries (s / cp of them) against the
+ * local keys; each of the cp - 1 other steps is unmasked, either all local queries against
+ * the first half of the arriving chunk pair or the second half of the queries against all of
+ * it, i.e. an s / (2 cp) x s / cp rectangle (PyTorch's _templated_ring_attention runs these
+ * with is_causal False). Each call runs at the kernel's efficiency at its own length (the
+ * rectangle's shorter side), not the whole sequence's, and pays its own launch. The curve is
+ * the causal one for every call: the unmasked curve would make the rectangles faster than
+ * the same work in one causal call (FlashAttention-2 on H100 at 16k: 370 vs 335 TFLOP/s), a
+ * gain the per-step copies of PyTorch's ring (contiguous K/V chunks, the concatenated K/V
+ * buffer, partial-update concatenations), which trainsim does not price, eat at least part
+ * of; keeping the causal figure is the conservative bound. Windowed layers (s_kv below the
+ * sequence) keep one call: their ring steps are not equal. */
+static int ring_steps(const struct shape *sh)
+{
+    return sh->cp > 1 && sh->s_kv >= sh->s * sh->cp ? sh->cp : 1;
+}
+
+/* The cp calls of the ring, `flops` and `bytes` the whole pass's (conventional FLOPs, half
+ * executed in every step: the causal square keeps half, the rectangle is half the square),
+ * plus the merges: forward rescales and adds each step's partial output into the running
+ * result by its log-sum-exp (the blockwise online softmax of Liu et al., Ring Attention,
+ * arXiv 2310.01889, Alg. 1; PyTorch's merger keeps the running output in fp32), backward adds
+ * each step's partial dQ, dK and dV into fp32 accumulators (Transformer Engine's CP backward):
+ * cp - 1 element-wise passes that read the step's e-byte result and read and write the 4-byte
+ * accumulator. */
+static void ring_attention(const struct kern *k, const struct shape *sh, struct ts_pass *p,
+                           double flops, double bytes, bool bwd)
+{
+    int n = sh->cp;
+    double diag = ts_attn_efficiency(k->acc, k->attn_kind, sh->s, (int)sh->d, true, bwd);
+    double off = ts_attn_efficiency(k->acc, k->attn_kind, 0.5 * sh->s, (int)sh->d, true, bwd);
+    flash(k, p, flops / n, 0.5, diag, bytes / n);
+    for (int i = 1; i < n; i++)
+        flash(k, p, flops / n, 0.5, off, bytes / n);
+    double elems = sh->T * sh->a_l * sh->d;             // output (forward) or dQ
+    if (bwd)
+        elems += 2.0 * sh->T * sh->g_l * sh->d;         // dK and dV
+    double merge = (sh->e + 8.0) * elems;
+    for (int i = 1; i < n; i++)
+        stream(k, p, merge);
+}
+
 /* Attention core forward (scores, softmax, dropout, context) into *p. Returns its time. */
 static double attention_fwd(const struct kern *k, const struct shape *sh, bool flash_attn,
                             struct ts_pass *p)
@@ -386,8 +434,11 @@ static double attention_fwd(const struct kern *k, const struct shape *sh, bool f
          * context parallelism the load-balanced chunks keep the half on every rank. */
         double flops = 4.0 * batch * sh->s * sh->s_kv * sh->d_attn;
         double bytes = sh->e * sh->T * (2.0 * sh->a_l + 2.0 * sh->g_l) * sh->d;
-        flash(k, p, flops, 0.5, ts_attn_efficiency(k->acc, k->attn_kind, sh->s, (int)sh->d, true, false),
-              bytes);
+        if (ring_steps(sh) > 1)
+            ring_attention(k, sh, p, flops, bytes, false);
+        else
+            flash(k, p, flops, 0.5,
+                  ts_attn_efficiency(k->acc, k->attn_kind, sh->s, (int)sh->d, true, false), bytes);
         if (k->unpad)
             unpad_fwd(k, sh, p);
     } else {
@@ -409,8 +460,11 @@ static double attention_bwd(const struct kern *k, const struct shape *sh, bool f
     if (flash_attn) {
         double flops = 8.0 * batch * sh->s * sh->s_kv * sh->d_attn;
         double bytes = sh->e * sh->T * (4.0 * sh->a_l + 4.0 * sh->g_l) * sh->d;
-        flash(k, p, flops, 0.5, ts_attn_efficiency(k->acc, k->attn_kind, sh->s, (int)sh->d, true, true),
-              bytes);
+        if (ring_steps(sh) > 1)
+            ring_attention(k, sh, p, flops, bytes, true);
+        else
+            flash(k, p, flops, 0.5,
+                  ts_attn_efficiency(k->acc, k->attn_kind, sh->s, (int)sh->d, true, true), bytes);
         if (k->unpad)
             unpad_bwd(k, sh, p);
     } else {
@@ -1147,13 +1201,17 @@ static void build_layer(const struct kern *k, const struct shape *sh, const stru
     }
 
     /* Ring attention (context parallelism): each of the cp - 1 steps passes the local K and
-     * V chunk to the next rank; backward passes K, V and their gradients. */
+     * V chunk to the next rank; backward passes K, V and their gradients, and the gradients
+     * make one more hop after the last step to reach the rank that owns those K and V
+     * (Megatron-Core / Transformer Engine P2P ring: dK/dV travel with K/V and are received
+     * back by the owner; Liu et al., arXiv 2310.01889, sec. 3). */
     int cp = par->cp;
     if (cp > 1) {
         double kv = 2.0 * sh->e * sh->T * sh->g_l * sh->d;
         L->cp_steps = cp - 1;
         L->cp_fwd_bytes = kv * (cp - 1);
         L->cp_bwd_bytes = 2.0 * kv * (cp - 1);
+        L->cp_bwd_tail_bytes = kv;
     }
 
     if (sh->moe) {

@@ -121,8 +121,11 @@ struct ts_layer_cost {
     double tp_bwd_gemm_s;       // same for backward
     double cp_fwd_bytes;        // context-parallel K/V bytes sent per GPU (ring), forward
     double cp_bwd_bytes;        // backward (K/V again plus their gradients)
+    double cp_bwd_tail_bytes;   // backward's last dK/dV hop to their owner after the last
+                                //   ring step's compute (nothing left to hide it)
     int cp_steps;               // ring steps (cp - 1)
-    double attn_fwd_s;          // attention core time, forward (hides CP traffic)
+    double attn_fwd_s;          // attention core time, forward (hides CP traffic); with cp > 1
+                                //   the cp ring calls and their cp - 1 fp32 merges
     double attn_bwd_s;          // attention core time, backward
     double model_flops;         // 3x forward matmul FLOPs (model FLOPs convention)
     double params;              // parameters on this GPU

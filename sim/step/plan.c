@@ -87,19 +87,27 @@ static double tp_exposed(const struct ts_system *sys, const struct ts_group *g,
 /* Exposed ring-attention traffic: cp - 1 transfers, each hidden behind one of the cp
  * blocks of attention work. */
 static double cp_exposed(const struct ts_system *sys, const struct ts_group *g, double bytes,
-                         int steps, double attn_s)
+                         int steps, double attn_s, double tail_bytes)
 {
     if (steps <= 0 || bytes <= 0)
         return 0.0;
     /* Each step every rank passes its KV block to the next rank of the ring, all at once: the
      * step lasts as long as the slowest hop, which crosses the scale-out network when the ring
-     * spans domains (a pair at distance >= the domain size sits in two domains). */
+     * spans domains (a pair at distance >= the domain size sits in two domains). A hop hides
+     * behind one ring step's attention (steps + 1 equal calls, sim/compute ring_attention);
+     * the hop that follows the last step (backward's dK/dV back to their owner) hides behind
+     * nothing. */
     long distance = g->stride;
     if (g->domains > 1 && distance < sys->scale_up.domain_size)
         distance = sys->scale_up.domain_size;
     struct ts_coll_cost c;
     ts_comm_p2p(sys, distance, bytes / steps, &c);
-    return steps * fmax(0.0, c.time_s - attn_s / (steps + 1));
+    double exposed = steps * fmax(0.0, c.time_s - attn_s / (steps + 1));
+    if (tail_bytes > 0) {
+        ts_comm_p2p(sys, distance, tail_bytes, &c);
+        exposed += c.time_s;
+    }
+    return exposed;
 }
 
 /* A collective priced as a flow on its bottleneck link: latency, then the bytes that make
@@ -381,8 +389,9 @@ void ts_step_plan_build(const struct ts_job *job, const struct ts_compute *c,
     double tp_b = tp_exposed(sys, &g_tp, &L->tp_bwd, L->tp_bwd_gemm_s, ov, tp, &par->sw);
     double tp_r =
         tp_exposed(sys, &g_tp, &L->tp_recompute, L->tp_recompute_gemm_s, ov, tp, &par->sw);
-    double cp_f = cp_exposed(sys, &g_cp, L->cp_fwd_bytes, L->cp_steps, L->attn_fwd_s);
-    double cp_b = cp_exposed(sys, &g_cp, L->cp_bwd_bytes, L->cp_steps, L->attn_bwd_s);
+    double cp_f = cp_exposed(sys, &g_cp, L->cp_fwd_bytes, L->cp_steps, L->attn_fwd_s, 0.0);
+    double cp_b = cp_exposed(sys, &g_cp, L->cp_bwd_bytes, L->cp_steps, L->attn_bwd_s,
+                             L->cp_bwd_tail_bytes);
     double cp_r = L->recompute_attention ? cp_f : 0.0;
     /* Layers that {"full_every": k} recomputes whole (ts_recompute_full_layers). */
     bool mixed = par->recompute_policy.custom && par->recompute_policy.full_every > 0;
@@ -422,8 +431,9 @@ void ts_step_plan_build(const struct ts_job *job, const struct ts_compute *c,
             tp_exposed(sys, &g_tp, &M->tp_recompute, M->tp_recompute_gemm_s, ov, tp, &par->sw);
         double mtp_rf =
             mixed ? tp_exposed(sys, &g_tp, &M->full.tp, M->full.gemm_s, ov, tp, &par->sw) : 0.0;
-        double mcp_f = cp_exposed(sys, &g_cp, M->cp_fwd_bytes, M->cp_steps, M->attn_fwd_s);
-        double mcp_b = cp_exposed(sys, &g_cp, M->cp_bwd_bytes, M->cp_steps, M->attn_bwd_s);
+        double mcp_f = cp_exposed(sys, &g_cp, M->cp_fwd_bytes, M->cp_steps, M->attn_fwd_s, 0.0);
+        double mcp_b = cp_exposed(sys, &g_cp, M->cp_bwd_bytes, M->cp_steps, M->attn_bwd_s,
+                                   M->cp_bwd_tail_bytes);
         double mcp_r = M->recompute_attention ? mcp_f : 0.0;
         double mcp_rf = M->full.attention ? mcp_f : 0.0;
         double ep_f = moe_exposed(job, &g_ep, &g_etp, &M->moe, M->moe.a2a_fwd, &M->moe.etp_fwd,
