@@ -464,9 +464,9 @@ static void tighten(const struct ts_sweep *sw, struct worker *w, const struct ts
         if (!sw->offered[l->system][sw->pricing[i]] || !isfinite(b->time_at[i]))
             continue;
         job_patch(sw, l, sw->pricing[i], job, w->current);
-        double t, c;
+        double t, c, base;
         struct ts_err err;
-        if (price(job, &w->compute, &it, &t, &c, &err) != TS_OK)
+        if (price(sw, l->system, job, &w->compute, &it, &t, &c, &base, &err) != TS_OK)
             continue;
         b->time_at[i] = fmaxf(b->time_at[i], float_at_most(t));
         b->cost_at[i] = fmaxf(b->cost_at[i], float_at_most(c));
