@@ -9,6 +9,7 @@
  * Names resolve under TRAINSIM_HOME (ctest points it at the source tree).
  */
 #include "test_helpers.h"
+#include "test_system.h"
 
 #include <dirent.h>
 
@@ -63,15 +64,6 @@ static void load_accel(const char *name, struct ts_accel *a)
     }
 }
 
-static void load_system(const char *name, struct ts_system *s)
-{
-    struct ts_err err;
-    ts_err_clear(&err);
-    if (ts_system_load(name, s, &err) != TS_OK) {
-        print_error("system %s does not load: %s\n", name, err.msg);
-        fail();
-    }
-}
 
 static bool names_contain(char names[][TS_NAME_MAX], int n, const char *name)
 {

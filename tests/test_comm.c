@@ -5,6 +5,7 @@
  * systems, the algorithms NCCL offers per collective, and the size-dependent choice.
  */
 #include "test_helpers.h"
+#include "test_system.h"
 
 #include "comm/comm.h"
 #include "spec/spec.h"
@@ -14,29 +15,7 @@
 
 /* ---------------------------------------------------------------- fixtures */
 
-static void load_system(const char *name, struct ts_system *sys)
-{
-    struct ts_err err;
-    ts_err_clear(&err);
-    if (ts_system_load(name, sys, &err) != TS_OK) {
-        print_error("cannot load system %s: %s\n", name, err.msg);
-        fail();
-    }
-}
 
-static void parse_system(const char *text, struct ts_system *sys)
-{
-    cJSON *doc = ts_test_json(text);
-    struct ts_jnode root = ts_jnode_root(doc, "test.json");
-    struct ts_err err;
-    ts_err_clear(&err);
-    int rc = ts_system_parse(&root, sys, &err);
-    cJSON_Delete(doc);
-    if (rc != TS_OK) {
-        print_error("system does not parse: %s\n", err.msg);
-        fail();
-    }
-}
 
 /* A synthetic system with round numbers: 4 GPUs per node and per switched domain at
  * 100 GB/s x 0.5 efficiency with 2 us per step and in-switch reduction at 0.25 of link
