@@ -965,6 +965,15 @@ static const struct {
     {"coreweave-h200-2026-09", 50.44 / 8, NO, 20.93 / 8, "coreweave.com/pricing"},
     {"coreweave-b200-2026-09", 68.80 / 8, NO, 34.11 / 8, "coreweave.com/pricing"},
     {"coreweave-a100-2026-09", 21.60 / 8, NO, 9.65 / 8, "coreweave.com/pricing"},
+    /* SkyPilot catalogue rows (tests/data/skypilot has them): AWS p5e has no on-demand Price;
+     * Google Cloud bills the VM row plus the GPU row of its zone. */
+    {"aws-p5e-2026-12", NO, 43.26 / 8, 18.7359 / 8, "skypilot-catalog"},
+    {"aws-p6-b200-2026-12", 113.9328 / 8, NO, 21.0148 / 8, "skypilot-catalog"},
+    {"gcp-a3-high-2026-12", (9.46006 + 78.37241) / 8, NO, (2.15966 + 17.8848) / 8,
+     "skypilot-catalog"},
+    {"gcp-a3-mega-2026-12", (9.46006 + 82.75421) / 8, NO, (2.88933 + 25.2808) / 8,
+     "skypilot-catalog"},
+    {"gcp-a4-2026-12", (0.0 + 90.216) / 8, NO, (0.0 + 32.6064) / 8, "skypilot-catalog"},
 };
 
 static void dated_price_files_carry_the_prices_their_pages_state(void **state)
@@ -972,10 +981,20 @@ static void dated_price_files_carry_the_prices_their_pages_state(void **state)
     (void)state;
     for (size_t i = 0; i < TS_ARRAY_LEN(dated); i++) {
         char text[256], expect[160];
-        snprintf(text, sizeof text, "{\"prices\": \"%s\"}", dated[i].name);
         struct ts_cost_config c;
         struct ts_err err;
-        int rc = parse_cost(text, &c, &err);
+        int rc;
+        if (isnan(dated[i].on_demand)) {
+            /* No on-demand offer: the default pricing has no price, a job must choose one. */
+            snprintf(text, sizeof text, "{\"prices\": \"%s\"}", dated[i].name);
+            rc = parse_cost(text, &c, &err);
+            assert_input_error(rc, &err, "test.json: cost.gpu_hour.on_demand: no price");
+            snprintf(text, sizeof text, "{\"prices\": \"%s\", \"pricing\": \"spot\"}",
+                     dated[i].name);
+        } else {
+            snprintf(text, sizeof text, "{\"prices\": \"%s\"}", dated[i].name);
+        }
+        rc = parse_cost(text, &c, &err);
         assert_ok(rc, err);
         /* 1e-12: the file states the quotient the page's instance price gives. */
         double got[3] = {c.gpu_hour[TS_PRICING_ON_DEMAND], c.gpu_hour[TS_PRICING_RESERVED],
