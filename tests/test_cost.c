@@ -11,6 +11,8 @@
  */
 #include "test_helpers.h"
 
+#include <dirent.h>
+
 #include "cost/cost.h"
 #include "run/run.h"
 #include "spec/spec.h"
@@ -1018,6 +1020,55 @@ static void dated_price_files_carry_the_prices_their_pages_state(void **state)
     }
 }
 
+/* Every file in configs/prices loads through the real parser (its date, source and keys within
+ * the loader's limits) for each pricing it offers: a pricing it does not offer is refused with
+ * the missing-price message, never another error, and every file offers at least one. */
+static void every_shipped_price_file_loads_for_each_pricing_it_offers(void **state)
+{
+    (void)state;
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s/configs/prices", ts_spec_home());
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    int files = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        size_t len = strlen(e->d_name);
+        if (len <= 5 || e->d_name[0] == '.' || strcmp(e->d_name + len - 5, ".json") != 0)
+            continue;
+        char name[TS_NAME_MAX];
+        assert_true(len - 5 < sizeof name);
+        memcpy(name, e->d_name, len - 5);
+        name[len - 5] = '\0';
+        files++;
+        int offered = 0;
+        for (int p = 0; p < TS_PRICING_COUNT; p++) {
+            char text[256], missing[96];
+            snprintf(text, sizeof text, "{\"prices\": \"%s\", \"pricing\": \"%s\"}", name,
+                     ts_pricing_names[p]);
+            struct ts_cost_config c;
+            struct ts_err err;
+            int rc = parse_cost(text, &c, &err);
+            if (rc == TS_OK) {
+                offered++;
+                assert_true(ts_cost_config_has_price(&c, (enum ts_pricing)p));
+                continue;
+            }
+            snprintf(missing, sizeof missing, "cost.gpu_hour.%s: no price", ts_pricing_names[p]);
+            if (!strstr(err.msg, missing)) {
+                print_error("%s with pricing %s: %s\n", name, ts_pricing_names[p], err.msg);
+                fail();
+            }
+        }
+        if (offered == 0) {
+            print_error("%s offers no pricing\n", name);
+            fail();
+        }
+    }
+    closedir(d);
+    assert_true(files >= 26);   /* the files the README's tables list */
+}
+
 /* Each provider's storage and transfer prices, as its pages state them: Google Cloud Storage
  * quotes per GiB-hour (x 730 h a month, to the quote's 5 digits), CoreWeave tiers object
  * storage by last access (7 and 30 days) and charges no egress, Lambda bills one filesystem
@@ -1206,6 +1257,7 @@ int main(void)
         cmocka_unit_test(a_job_file_with_a_bad_cost_section_names_the_file_and_path),
         cmocka_unit_test(shipped_price_files_parse_and_their_prices_land_in_the_config),
         cmocka_unit_test(dated_price_files_carry_the_prices_their_pages_state),
+        cmocka_unit_test(every_shipped_price_file_loads_for_each_pricing_it_offers),
         cmocka_unit_test(provider_price_files_carry_that_providers_storage_and_transfer),
         cmocka_unit_test(job_keys_override_the_price_file_key_by_key),
         cmocka_unit_test(price_files_resolve_by_path_relative_to_the_job),
