@@ -45,8 +45,8 @@
  * dtypes, initialisation, norm epsilons, rope bases, the generation defaults a
  * config.to_dict() dump adds, ...) are listed in one warning, as are the architectural
  * fields trainsim reads but does not model (soft-capping, partial rotary, parallel residual,
- * chunked attention, no-rope layers, ...); a field that is null, false, 0 or empty is a
- * feature switched off and not listed.
+ * chunked attention, no-rope layers, Qwen3 / Gemma 3 per-head q/k norms, ...); a field that is
+ * null, false, 0 or empty is a feature switched off and not listed.
  */
 #include <stdio.h>
 #include <stdlib.h>
