@@ -389,6 +389,12 @@ struct ts_sw_mech {
                                         //   inputs move float8 (1 byte per element):
                                         //   torchtitan / torchao float8 TP; false: at the
                                         //   activations' 16 bits (Megatron-Core + TE)
+    bool fsdp2_copies;                  // ZeRO-3 units pay FSDP2's copies on the compute
+                                        //   stream: each all-gather's copy-out into the
+                                        //   parameters (read + write the gathered unit) and
+                                        //   each reduce-scatter's copy-in of the 16-bit
+                                        //   gradients into the reduce-dtype buffer
+                                        //   (torch fully_shard); false: gathered in place
     int n_cal;                          // per-device fitted compute scale (one constant)
     char cal_device[TS_SW_CAL_MAX][TS_NAME_MAX];
     double cal_scale[TS_SW_CAL_MAX];    // multiplies the accelerator's sustained_compute

@@ -308,6 +308,30 @@ static void z3_chunk(const struct ts_job *job, const struct ts_compute *c, struc
      * reduce-scatter (first chunk) last. */
     struct z3_unit uf = {layer_f * layers / n, ag.time_s, 0.0};
     struct z3_unit ub = {layer_b * layers / n, ag.time_s, rs.time_s};
+    /* FSDP2 (torch fully_shard; profile fsdp2_copies) gathers a unit into one flat buffer and
+     * then, on the compute stream once the all-gather's event has fired, copies it out into
+     * the unsharded parameters (foreach_all_gather_copy_out: torch.split_with_sizes_copy,
+     * read + write of the unit); in backward it copies the unit's 16-bit gradients into the
+     * reduce-scatter buffer in the reduce dtype (foreach_reduce_scatter_copy_in, on the
+     * reduce-scatter stream) and the compute stream waits for that copy before it frees the
+     * gradients (current_stream.wait_event(copy_in_event)); pytorch/pytorch
+     * torch/distributed/_composable/fsdp/_fsdp_collectives.py at 01d66d2. Each is one
+     * memory-bound pass the unit's compute waits for: per parameter 2 w_bytes after every
+     * gather, w_bytes + g_bytes after every backward. The embedding and output weights ride
+     * with the chunk's first and last units, as their gathers do. */
+    double copy_f_first = 0.0, copy_f_last = 0.0, copy_b_first = 0.0, copy_b_last = 0.0;
+    if (par->sw.fsdp2_copies) {
+        double bw = sys->accel.memory_bandwidth * sys->accel.memory_efficiency;
+        double lat = par->sw.kernel_latency_s >= 0 ? par->sw.kernel_latency_s
+                                                   : sys->accel.kernel_latency;
+        double out_b = 2.0 * w_bytes / bw, in_b = (w_bytes + g_bytes) / bw;
+        uf.compute_s += unit_params * out_b + lat;
+        ub.compute_s += unit_params * (out_b + in_b) + 2.0 * lat;
+        copy_f_first = embed_params * out_b;
+        copy_f_last = out_params * out_b;
+        copy_b_first = out_params * (out_b + in_b);
+        copy_b_last = embed_params * (out_b + in_b);
+    }
     /* Contention: each unit's compute runs beside the communication stream's work for it
      * (the all-gather prefetched during it, in backward also the reduce-scatter of the unit
      * before), whose kernels hold SMs and HBM bandwidth for their whole duration, latency
@@ -321,9 +345,9 @@ static void z3_chunk(const struct ts_job *job, const struct ts_compute *c, struc
     double bwd_extra = x->bwd_s - layers * layer_b;
     double f_first = has_embed ? c->embed.fwd.time_s : 0.0;
     double b_last = has_embed ? c->embed.bwd.time_s : 0.0;
-    double tf = z3_task(n, &uf, f_first, fwd_extra_first - f_first, 0.0, par->fsdp_prefetch, false,
-                        false, &left_f);
-    double tb = z3_task(n, &ub, bwd_extra - b_last, b_last,
+    double tf = z3_task(n, &uf, f_first + copy_f_first, fwd_extra_first - f_first + copy_f_last,
+                        0.0, par->fsdp_prefetch, false, false, &left_f);
+    double tb = z3_task(n, &ub, bwd_extra - b_last + copy_b_first, b_last + copy_b_last,
                         has_embed ? rs_extra.time_s - rs.time_s : 0.0, par->fsdp_prefetch, true,
                         par->fsdp_no_backward_prefetch, &left_b);
     /* What the units' communication adds to the tasks is exposed data-parallel traffic. */
