@@ -1009,6 +1009,54 @@ static void fsdp_unit_compute_slows_by_the_contention_of_the_collectives_beside_
     }
 }
 
+static void fsdp2_copies_add_a_copy_out_per_gather_and_a_copy_in_per_backward_unit(void **state)
+{
+    (void)state;
+    /* Oracle (torch fully_shard, _fsdp_collectives.py): after each unit's all-gather the
+     * compute stream copies the gathered 16-bit buffer into the parameters (read + write,
+     * 2 x 2 bytes per parameter); after each unit's backward it waits for the copy of the
+     * 16-bit gradients into the fp32 reduce-scatter buffer (2 + 4 bytes). With a fast network
+     * the communication stays hidden, so the 8 per-layer units' forward lengthens by
+     * 8 (4 P / bw + latency) plus the embedding's and output layer's 4 bytes per parameter,
+     * and their backward by 8 (10 P / bw + 2 latency) plus 10 bytes per parameter of both. */
+    struct ts_job off, on;
+    fsdp_job(&off, 1, "3200 Gb/s", 3);
+    fsdp_job(&on, 1, "3200 Gb/s", 3);
+    off.parallel.sw.contention = on.parallel.sw.contention = false;
+    off.parallel.sw.fsdp2_copies = false;
+    on.parallel.sw.fsdp2_copies = true;
+    struct ts_compute c0, c1;
+    struct ts_step_plan p0, p1;
+    fsdp_plan(&off, &c0, &p0);
+    fsdp_plan(&on, &c1, &p1);
+    const struct ts_accel *a = &on.system.accel;
+    double bw = a->memory_bandwidth * a->memory_efficiency;
+    double lat = on.parallel.sw.kernel_latency_s >= 0 ? on.parallel.sw.kernel_latency_s
+                                                      : a->kernel_latency;
+    double P = c1.layer.params, E = c1.embed.params, O = c1.output.params;
+    assert_true(P > 0 && E > 0 && O > 0);
+    assert_close(p1.chunk[0].fwd_s - p0.chunk[0].fwd_s, 8 * (4.0 * P / bw + lat) + 4.0 * (E + O) / bw,
+                 1e-9, 0);
+    assert_close(p1.chunk[0].bwd_s - p0.chunk[0].bwd_s,
+                 8 * (10.0 * P / bw + 2.0 * lat) + 10.0 * (E + O) / bw, 1e-9, 0);
+    /* Without ZeRO-3 nothing is gathered, so nothing is copied. */
+    struct ts_job z1off, z1on;
+    fsdp_job(&z1off, 1, "3200 Gb/s", 1);
+    fsdp_job(&z1on, 1, "3200 Gb/s", 1);
+    z1on.parallel.sw.fsdp2_copies = true;
+    z1off.parallel.sw.fsdp2_copies = false;
+    struct ts_compute c2, c3;
+    struct ts_step_plan p2, p3;
+    fsdp_plan(&z1off, &c2, &p2);
+    fsdp_plan(&z1on, &c3, &p3);
+    assert_close(p3.chunk[0].fwd_s, p2.chunk[0].fwd_s, 1e-15, 0);
+    assert_close(p3.chunk[0].bwd_s, p2.chunk[0].bwd_s, 1e-15, 0);
+    ts_step_plan_free(&p0);
+    ts_step_plan_free(&p1);
+    ts_step_plan_free(&p2);
+    ts_step_plan_free(&p3);
+}
+
 static void fsdp_without_backward_prefetch_queues_each_gather_behind_the_reduce_scatter(void **state)
 {
     (void)state;
@@ -1233,6 +1281,7 @@ int main(void)
         cmocka_unit_test(fsdp_with_one_unit_per_chunk_is_zero3_at_chunk_granularity),
         cmocka_unit_test(fsdp_units_hide_gathers_behind_compute_as_a_flow_shop),
         cmocka_unit_test(fsdp_unit_compute_slows_by_the_contention_of_the_collectives_beside_it),
+        cmocka_unit_test(fsdp2_copies_add_a_copy_out_per_gather_and_a_copy_in_per_backward_unit),
         cmocka_unit_test(fsdp_without_backward_prefetch_queues_each_gather_behind_the_reduce_scatter),
         cmocka_unit_test(hybrid_sharding_gathers_inside_the_group_and_all_reduces_across_replicas),
         cmocka_unit_test(hybrid_sharding_without_dp_overlap_all_reduces_across_replicas_after_the_backward),
