@@ -293,16 +293,19 @@ for nodes, tps in ((4, 10938), (8, 10753)):
 # jobs assume 8 nodes, on which OLMo-core shards inside each node (HYBRID_SHARD).
 OLMO_GPUS = ("assumed: 64 GPUs (8 nodes; the README does not state the GPU count, the scripts' "
              "launch default is 1 node) on DGX H100-class nodes")
+# olmo_core/float8.py at 41400c4: Float8Config.enable_fsdp_float8_all_gather defaults True.
+OLMO_FP8_AG = {"bf16": {}, "fp8": {"fsdp_fp8_allgather": True}}
 # OLMo-core README (2024-11), Llama 8B.
 for prec, tps in (("bf16", 9500), ("fp8", 12500)):
     row(f"olmocore-h100-llama-8b-{prec}", "pytorch-fsdp-compile", "dgx-h100", 64,
         olmo_llama8b(), prec, 1024,
-        {"tp": 1, "pp": 1, "zero": 3, "zero_group": 8, "microbatch": 2, "recompute": "none"},
-        tps, f"{OLMO_DOC.format(script='Llama-8B.py', cfg='llama3_8B', mb=2, gbs=1024, loss=OLMO_FUSED_LOSS)}, "
+        {"tp": 1, "pp": 1, "zero": 3, "zero_group": 8, "microbatch": 2, "recompute": "none",
+         **OLMO_FP8_AG[prec]}, tps, f"{OLMO_DOC.format(script='Llama-8B.py', cfg='llama3_8B', mb=2, gbs=1024, loss=OLMO_FUSED_LOSS)}, "
         f"row '8B Llama 4096 {'BF16' if prec == 'bf16' else 'BF16/FP8'}'",
         "Llama 3 8B with the dolma2 vocabulary, seq 4096, FSDP HYBRID_SHARD (8 shards per node, "
         "zero_group 8), microbatch 2, global 1024, no AC, torch.compile, "
-        f"{'bf16' if prec == 'bf16' else 'float8 linears'}, fused loss; {OLMO_GPUS}",
+        f"{'bf16' if prec == 'bf16' else 'float8 linears, float8 FSDP all-gather'}, fused loss; "
+        f"{OLMO_GPUS}",
         "OLMo-core README 2024-11")
 # OLMo-core README (2024-11), OLMo-1124 1B / 7B / 13B (src/scripts/train/OLMo-{1B,7B,13B}.py):
 # compile, FSDP param bf16 / reduce fp32, fused AdamW, no activation checkpointing.
@@ -315,6 +318,7 @@ for size, tps_bf, tps_f8, mbs, gbs in (("1B", 44000, 51000, 4, 1024), ("7B", 100
                "recompute": "none"}
         if eager:
             par["eager_loss"] = "cross_entropy_z_loss"
+        par.update(OLMO_FP8_AG[prec])
         doc = OLMO_DOC.format(script=f"OLMo-{size}.py", cfg=f"olmo_{size}", mb=mbs, gbs=gbs,
                               loss=OLMO_EAGER_LOSS if eager else OLMO_FUSED_LOSS)
         row(f"olmocore-h100-olmo-{size.lower()}-{prec}", "pytorch-fsdp-compile", "dgx-h100", 64,
@@ -322,7 +326,7 @@ for size, tps_bf, tps_f8, mbs, gbs in (("1B", 44000, 51000, 4, 1024), ("7B", 100
             f"{doc}, row '{size} OLMo-1124 4096 {'BF16' if prec == 'bf16' else 'BF16/FP8'}'",
             f"OLMo-1124 {size}, seq 4096, FSDP HYBRID_SHARD (8 shards per node, zero_group 8), "
             f"microbatch {mbs}, global {gbs}, no AC, torch.compile, "
-            f"{'bf16' if prec == 'bf16' else 'float8 linears'}, "
+            f"{'bf16' if prec == 'bf16' else 'float8 linears, float8 FSDP all-gather'}, "
             f"{'eager cross-entropy + z-loss on fp32 logits' if eager else 'fused loss'}; "
             f"{OLMO_GPUS}", "OLMo-core README 2024-11")
 # BLOOM-176B.

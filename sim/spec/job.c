@@ -47,7 +47,7 @@ static const char *const parallel_keys[] = {
     "first_stage_layers", "last_stage_layers", "order", "bucket_size", "fp32_grads",
     "grad_accum_fusion", "zero_group", "fsdp_unit_layers", "fsdp_prefetch",
     "fsdp_backward_prefetch", "ep", "etp", "moe_dispatcher", "moe_a2a_overlap",
-    "attention_unpad", "grad_reduce_dtype", "eager_loss", NULL,
+    "attention_unpad", "grad_reduce_dtype", "eager_loss", "fsdp_fp8_allgather", NULL,
 };
 
 static int parse_order(const struct ts_jnode *node, int order[TS_PDIM_COUNT], struct ts_err *err)
@@ -125,6 +125,8 @@ int ts_parallel_parse(const struct ts_jnode *node, struct ts_parallel *p, struct
                                 &attn, err)) ||
         (rc = ts_jnode_get_bool(node, "scatter_gather", TS_OPTIONAL, &p->scatter_gather, err)) ||
         (rc = ts_jnode_get_bool(node, "attention_unpad", TS_OPTIONAL, &p->attention_unpad, err)) ||
+        (rc = ts_jnode_get_bool(node, "fsdp_fp8_allgather", TS_OPTIONAL, &p->fsdp_fp8_allgather,
+                                err)) ||
         (rc = ts_jnode_get_enum(node, "eager_loss", TS_OPTIONAL, ts_eager_loss_names,
                                 TS_EAGER_LOSS_COUNT, &eager_loss, err)) ||
         (rc = ts_jnode_get_int(node, "first_stage_layers", TS_OPTIONAL, 1, 100000,

@@ -452,6 +452,11 @@ struct ts_parallel {
                                 //   by its own pre-backward hook, behind the previous unit's
                                 //   reduce-scatter; default false (BACKWARD_PRE / _POST: the
                                 //   next all-gather is issued before the unit's reduce-scatter)
+    bool fsdp_fp8_allgather;    // ZeRO-3 / FSDP under precision fp8: the transformer layers'
+                                //   weights are cast to float8 on their shards and gathered at
+                                //   1 byte per parameter (torchao enable_fsdp_float8_all_gather,
+                                //   OLMo-core's Float8Config default); embeddings and the
+                                //   output layer stay 16-bit; default false
     bool dp_overlap;            // overlap DP gradient reduction with backward, default true
     bool tp_comm_overlap;       // overlap TP collectives with GEMMs, default false
     bool p2p_overlap;           // pipeline sends run alongside compute (Megatron-Core's

@@ -289,15 +289,22 @@ static void z3_chunk(const struct ts_job *job, const struct ts_compute *c, struc
                                 : c->layer.params * layers / n;
     bool nic = plan->dp_over_nic;
 
+    /* Float8 all-gather (parallel.fsdp_fp8_allgather, fp8 jobs): the layers' weights travel
+     * and are copied out at 1 byte per parameter (torchao casts each shard to float8 before
+     * the gather, WeightWithDynamicFloat8CastTensor's fsdp_pre_all_gather); the embedding and
+     * output layer are not float8 linears and stay at w_bytes. */
+    double w_unit = par->fsdp_fp8_allgather && job->precision == TS_PREC_FP8 ? 1.0 : w_bytes;
     struct ts_coll_cost ag, rs, ag_first, ag_last, rs_extra;
-    ts_comm_collective(sys, TS_COLL_ALLGATHER, shard, unit_params * w_bytes, &ag);
+    ts_comm_collective(sys, TS_COLL_ALLGATHER, shard, unit_params * w_unit, &ag);
     z3_reduce_cost(sys, TS_COLL_REDUCESCATTER, shard, replicas, unit_params * g_bytes, &rs);
     /* The chunk's first unit holds the embedding, its last the output layer (one unit holds
      * both). */
     double first_params = unit_params + embed_params + (n == 1 ? out_params : 0.0);
     double last_params = unit_params + out_params + (n == 1 ? embed_params : 0.0);
-    ts_comm_collective(sys, TS_COLL_ALLGATHER, shard, first_params * w_bytes, &ag_first);
-    ts_comm_collective(sys, TS_COLL_ALLGATHER, shard, last_params * w_bytes, &ag_last);
+    ts_comm_collective(sys, TS_COLL_ALLGATHER, shard,
+                       unit_params * w_unit + (first_params - unit_params) * w_bytes, &ag_first);
+    ts_comm_collective(sys, TS_COLL_ALLGATHER, shard,
+                       unit_params * w_unit + (last_params - unit_params) * w_bytes, &ag_last);
     z3_reduce_cost(sys, TS_COLL_REDUCESCATTER, shard, replicas, first_params * g_bytes, &rs_extra);
     cost_as_flow(&ag_first, nic, plan->nic_bandwidth, plan->up_bandwidth, &x->z3_gather_latency_s,
                  &x->z3_gather_bytes);
@@ -325,8 +332,9 @@ static void z3_chunk(const struct ts_job *job, const struct ts_compute *c, struc
         double lat = par->sw.kernel_latency_s >= 0 ? par->sw.kernel_latency_s
                                                    : sys->accel.kernel_latency;
         double out_b = 2.0 * w_bytes / bw, in_b = (w_bytes + g_bytes) / bw;
-        uf.compute_s += unit_params * out_b + lat;
-        ub.compute_s += unit_params * (out_b + in_b) + 2.0 * lat;
+        double out_unit = 2.0 * w_unit / bw;
+        uf.compute_s += unit_params * out_unit + lat;
+        ub.compute_s += unit_params * (out_unit + in_b) + 2.0 * lat;
         copy_f_first = embed_params * out_b;
         copy_f_last = out_params * out_b;
         copy_b_first = out_params * (out_b + in_b);
