@@ -358,7 +358,8 @@ static void z3_chunk(const struct ts_job *job, const struct ts_compute *c, struc
     double tb = z3_task(n, &ub, bwd_extra - b_last + copy_b_first, b_last + copy_b_last,
                         has_embed ? rs_extra.time_s - rs.time_s : 0.0, par->fsdp_prefetch, true,
                         par->fsdp_no_backward_prefetch, &left_b);
-    /* What the units' communication adds to the tasks is exposed data-parallel traffic. */
+    /* What the units' communication adds to the tasks is exposed data-parallel traffic (with
+     * fsdp2_copies it includes FSDP2's copies, which exist only because of the sharding). */
     x->fwd_z3_s = tf - x->fwd_s;
     x->bwd_z3_s = tb - x->bwd_s;
     x->fwd_s = tf;
