@@ -1068,6 +1068,49 @@ static void torchtitan_runs_fit_with_their_recompute_policies(void **state)
 
 /* h 1024 in 8 heads of 128 (kv_heads KV), 2048 tokens x microbatch 4, under pytorch-fsdp
  * (host dispatch 10 us), with parallel {EXTRA}. */
+/* ---------------------------------------------------------------- eager loss */
+
+static void eager_loss_job(struct ts_job *job, const char *loss)
+{
+    job_from_json(job,
+                  "{\"model\": {\"name\": \"l\", \"layers\": 2, \"hidden\": 1024, \"heads\": 8, "
+                  "\"vocab\": 1024, \"seq_len\": 2048}, \"system\": " HAND_SYSTEM
+                  ", \"gpus\": 1, \"global_batch\": 4, \"precision\": \"bf16\", \"software\": "
+                  "\"pytorch-fsdp-compile\", \"parallel\": {\"microbatch\": 4, \"eager_loss\": "
+                  "\"%s\"}}",
+                  loss);
+}
+
+static void eager_loss_moves_the_bytes_of_atens_kernels_over_fp32_logits(void **state)
+{
+    (void)state;
+    /* 8192 tokens x 1024 logits at 1 TB/s, no latency. The profile's loss (Megatron-style
+     * fp32 vocab-parallel, fused): 42 bytes per logit forward, 6 backward. Eager
+     * (OLMo-core's cross_entropy_loss): cast 2 + 4, contiguous 8, log_softmax 16 = 30
+     * forward; nll backward 4, log_softmax backward 16, slice backward 12, cast back 4 + 2
+     * = 38 backward; the z-loss adds logsumexp 24 forward, its backward 24 and the sum of
+     * the two gradients 12. Held: fp32 logits, their slice, log_softmax's output, 12 bytes. */
+    double TV = 8192.0 * 1024.0;
+    struct ts_job off, ce, cez;
+    eager_loss_job(&off, "off");
+    eager_loss_job(&ce, "cross_entropy");
+    eager_loss_job(&cez, "cross_entropy_z_loss");
+    struct ts_compute c0, c1, c2;
+    ts_compute_build(&off, &c0);
+    ts_compute_build(&ce, &c1);
+    ts_compute_build(&cez, &c2);
+    assert_close(c1.output.fwd.mem_s - c0.output.fwd.mem_s, (30.0 - 42.0) * TV / 1e12, 1e-9, 0);
+    assert_close(c1.output.bwd.mem_s - c0.output.bwd.mem_s, (38.0 - 6.0) * TV / 1e12, 1e-9, 0);
+    assert_close(c2.output.fwd.mem_s - c0.output.fwd.mem_s, (54.0 - 42.0) * TV / 1e12, 1e-9, 0);
+    assert_close(c2.output.bwd.mem_s - c0.output.bwd.mem_s, (74.0 - 6.0) * TV / 1e12, 1e-9, 0);
+    assert_close(c0.output.activation_bytes, 6.0 * TV, 1e-12, 0);
+    assert_close(c2.output.activation_bytes, 12.0 * TV, 1e-12, 0);
+    /* The matmuls and the transformer layers are untouched. */
+    assert_true(c2.output.fwd.flops == c0.output.fwd.flops &&
+                c2.output.bwd.gemm_s == c0.output.bwd.gemm_s &&
+                c2.layer.fwd.time_s == c0.layer.fwd.time_s);
+}
+
 static void unpad_job(struct ts_job *job, int kv_heads, const char *extra)
 {
     job_from_json(job,
@@ -1161,6 +1204,7 @@ int main(void)
         cmocka_unit_test(torchtitan_op_sac_recomputes_the_even_numbered_matmuls),
         cmocka_unit_test(a_save_list_reruns_only_what_backward_needs_unlike_megatron_selective),
         cmocka_unit_test(full_every_mixes_full_and_saved_layers_as_the_per_layer_count_says),
+        cmocka_unit_test(eager_loss_moves_the_bytes_of_atens_kernels_over_fp32_logits),
         cmocka_unit_test(attention_unpad_adds_the_copies_kernels_and_syncs_of_bert_padding_by_hand),
         cmocka_unit_test(attention_unpad_reruns_with_the_recomputed_forward_and_leaves_unfused_attention_alone),
         cmocka_unit_test(keeping_more_tensors_never_costs_memory_less_or_recompute_more),

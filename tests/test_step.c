@@ -1009,6 +1009,116 @@ static void fsdp_unit_compute_slows_by_the_contention_of_the_collectives_beside_
     }
 }
 
+static void fsdp2_copies_add_a_copy_out_per_gather_and_a_copy_in_per_backward_unit(void **state)
+{
+    (void)state;
+    /* Oracle (torch fully_shard, _fsdp_collectives.py): after each unit's all-gather the
+     * compute stream copies the gathered 16-bit buffer into the parameters (read + write,
+     * 2 x 2 bytes per parameter); after each unit's backward it waits for the copy of the
+     * 16-bit gradients into the fp32 reduce-scatter buffer (2 + 4 bytes). With a fast network
+     * the communication stays hidden, so the 8 per-layer units' forward lengthens by
+     * 8 (4 P / bw + latency) plus the embedding's and output layer's 4 bytes per parameter,
+     * and their backward by 8 (10 P / bw + 2 latency) plus 10 bytes per parameter of both. */
+    struct ts_job off, on;
+    fsdp_job(&off, 1, "3200 Gb/s", 3);
+    fsdp_job(&on, 1, "3200 Gb/s", 3);
+    off.parallel.sw.contention = on.parallel.sw.contention = false;
+    off.parallel.sw.fsdp2_copies = false;
+    on.parallel.sw.fsdp2_copies = true;
+    struct ts_compute c0, c1;
+    struct ts_step_plan p0, p1;
+    fsdp_plan(&off, &c0, &p0);
+    fsdp_plan(&on, &c1, &p1);
+    const struct ts_accel *a = &on.system.accel;
+    double bw = a->memory_bandwidth * a->memory_efficiency;
+    double lat = on.parallel.sw.kernel_latency_s >= 0 ? on.parallel.sw.kernel_latency_s
+                                                      : a->kernel_latency;
+    double P = c1.layer.params, E = c1.embed.params, O = c1.output.params;
+    assert_true(P > 0 && E > 0 && O > 0);
+    assert_close(p1.chunk[0].fwd_s - p0.chunk[0].fwd_s, 8 * (4.0 * P / bw + lat) + 4.0 * (E + O) / bw,
+                 1e-9, 0);
+    assert_close(p1.chunk[0].bwd_s - p0.chunk[0].bwd_s,
+                 8 * (10.0 * P / bw + 2.0 * lat) + 10.0 * (E + O) / bw, 1e-9, 0);
+    /* Without ZeRO-3 nothing is gathered, so nothing is copied. */
+    struct ts_job z1off, z1on;
+    fsdp_job(&z1off, 1, "3200 Gb/s", 1);
+    fsdp_job(&z1on, 1, "3200 Gb/s", 1);
+    z1on.parallel.sw.fsdp2_copies = true;
+    z1off.parallel.sw.fsdp2_copies = false;
+    struct ts_compute c2, c3;
+    struct ts_step_plan p2, p3;
+    fsdp_plan(&z1off, &c2, &p2);
+    fsdp_plan(&z1on, &c3, &p3);
+    assert_close(p3.chunk[0].fwd_s, p2.chunk[0].fwd_s, 1e-15, 0);
+    assert_close(p3.chunk[0].bwd_s, p2.chunk[0].bwd_s, 1e-15, 0);
+    ts_step_plan_free(&p0);
+    ts_step_plan_free(&p1);
+    ts_step_plan_free(&p2);
+    ts_step_plan_free(&p3);
+}
+
+/* fsdp_job's model and system in fp8 (fp8 peak 2e14), per-layer units, 1 Gb/s across the
+ * two nodes, with or without the float8 all-gather. */
+static void fsdp_fp8_job(struct ts_job *job, bool fp8_allgather)
+{
+    char text[4096];
+    snprintf(text, sizeof text,
+             "{\"model\": {\"name\": \"f\", \"layers\": 8, \"hidden\": 1024, \"heads\": 8, "
+             "\"vocab\": 32000, \"seq_len\": 1024, \"ffn\": \"swiglu\", \"ffn_hidden\": 2816}, "
+             "\"system\": {\"name\": \"s\", \"accelerator\": {\"name\": \"g\", \"peak_flops\": "
+             "{\"bf16\": 1e14, \"fp8\": 2e14}, \"memory\": \"80 GiB\", \"memory_bandwidth\": 1e12, "
+             "\"gemm_efficiency\": [[1000, 0.5]]}, \"gpus_per_node\": 8, \"scale_up\": "
+             "{\"bandwidth\": \"300 GB/s\", \"latency\": \"5 us\", \"domain_size\": 8}, "
+             "\"scale_out\": {\"bandwidth\": \"1 Gb/s\", \"latency\": \"10 us\"}}, "
+             "\"gpus\": 16, \"global_batch\": 64, \"precision\": \"fp8\", \"parallel\": "
+             "{\"zero\": 3, \"fsdp_unit_layers\": 1, \"fsdp_fp8_allgather\": %s}}",
+             fp8_allgather ? "true" : "false");
+    cJSON *doc = ts_test_json(text);
+    struct ts_jnode root = ts_jnode_root(doc, "test.json");
+    struct ts_err err;
+    ts_err_clear(&err);
+    int rc = ts_job_parse(&root, NULL, job, &err);
+    if (rc == TS_OK)
+        rc = ts_job_validate(job, "test.json", &err);
+    cJSON_Delete(doc);
+    if (rc != TS_OK) {
+        print_error("%s\n", err.msg);
+        fail();
+    }
+}
+
+static void fsdp_float8_all_gather_moves_the_layers_weights_at_one_byte(void **state)
+{
+    (void)state;
+    /* Oracle: with gathers far slower than compute the forward lasts (n - 1) g + compute
+     * (fsdp_units_hide_gathers_behind_compute_as_a_flow_shop), so the float8 gather changes
+     * it by (n - 1) (g(P x 1 byte) - g(P x 2 bytes)); the first unit's gather, a flow of the
+     * step simulation, moves its layer at 1 byte and the embedding at 2. */
+    struct ts_job off, on;
+    fsdp_fp8_job(&off, false);
+    fsdp_fp8_job(&on, true);
+    struct ts_compute c0, c1;
+    struct ts_step_plan p0, p1;
+    fsdp_plan(&off, &c0, &p0);
+    fsdp_plan(&on, &c1, &p1);
+    struct ts_group g;
+    ts_comm_group(&on.system, &on.parallel, TS_PDIM_DP, &g);
+    double P = c1.layer.params, E = c1.embed.params;
+    struct ts_coll_cost ag1, ag2, first1, first2;
+    ts_comm_collective(&on.system, TS_COLL_ALLGATHER, &g, P * 1.0, &ag1);
+    ts_comm_collective(&on.system, TS_COLL_ALLGATHER, &g, P * 2.0, &ag2);
+    ts_comm_collective(&on.system, TS_COLL_ALLGATHER, &g, P * 1.0 + E * 2.0, &first1);
+    ts_comm_collective(&on.system, TS_COLL_ALLGATHER, &g, (P + E) * 2.0, &first2);
+    assert_true(ag1.time_s > 10 * p0.layer_bwd_s);
+    assert_close(p1.chunk[0].fwd_s - p0.chunk[0].fwd_s, 7 * (ag1.time_s - ag2.time_s), 1e-9, 0);
+    double bw = p1.nic_bandwidth;
+    assert_true(p1.dp_over_nic);
+    assert_close(p1.chunk[0].z3_gather_bytes, (first1.time_s - first1.latency_s) * bw, 1e-12, 0);
+    assert_close(p0.chunk[0].z3_gather_bytes, (first2.time_s - first2.latency_s) * bw, 1e-12, 0);
+    ts_step_plan_free(&p0);
+    ts_step_plan_free(&p1);
+}
+
 static void fsdp_without_backward_prefetch_queues_each_gather_behind_the_reduce_scatter(void **state)
 {
     (void)state;
@@ -1233,6 +1343,8 @@ int main(void)
         cmocka_unit_test(fsdp_with_one_unit_per_chunk_is_zero3_at_chunk_granularity),
         cmocka_unit_test(fsdp_units_hide_gathers_behind_compute_as_a_flow_shop),
         cmocka_unit_test(fsdp_unit_compute_slows_by_the_contention_of_the_collectives_beside_it),
+        cmocka_unit_test(fsdp2_copies_add_a_copy_out_per_gather_and_a_copy_in_per_backward_unit),
+        cmocka_unit_test(fsdp_float8_all_gather_moves_the_layers_weights_at_one_byte),
         cmocka_unit_test(fsdp_without_backward_prefetch_queues_each_gather_behind_the_reduce_scatter),
         cmocka_unit_test(hybrid_sharding_gathers_inside_the_group_and_all_reduces_across_replicas),
         cmocka_unit_test(hybrid_sharding_without_dp_overlap_all_reduces_across_replicas_after_the_backward),

@@ -1299,7 +1299,43 @@ static void build_output(const struct kern *k_job, const struct shape *sh, const
     stream(k, &H->fwd, 2.0 * e * sh->Tn * h);                       // final norm
     unfused_layer_norm(k, sh, m, &H->fwd, 1.0);
     linear(k, &H->fwd, T, V_l, h, e);                              // logits
-    if (job->parallel.sw.xentropy) {
+    enum ts_eager_loss eager = (enum ts_eager_loss)job->parallel.eager_loss;
+    if (eager != TS_EAGER_LOSS_OFF) {
+        /* The loss as eager PyTorch ops outside the compiled blocks (OLMo-core at 41400c4:
+         * Transformer.forward returns self.w_out(h).float(); Trainer.get_losses slices
+         * logits[..., :-1, :].contiguous() and, with fused_loss False, calls
+         * olmo_core/nn/functional/cross_entropy_loss.py: F.cross_entropy, plus with
+         * z_loss_multiplier set logits.logsumexp(-1).pow(2)). Bytes per logit, fp32 after the
+         * cast, from ATen's kernels: forward: cast (e + 4), contiguous copy (8), log_softmax
+         * over a row too long for shared memory (max, sum and write passes: 16), nll gather
+         * (per row); logsumexp = amax (4), subtract (8), exp_ (8), sum (4) = 24. Backward:
+         * logsumexp_backward grad * (self - result).exp() (three kernels, 24), nll_loss
+         * backward's zero-filled gradient (4), log_softmax backward (sum, then grad - exp(out)
+         * x sum: 16), the two gradients summed (12), the slice's backward (zeros, copy: 12),
+         * the cast back (4 + e). */
+        bool z = eager == TS_EAGER_LOSS_CE_Z;
+        stream(k, &H->fwd, (e + 4.0) * T * V_l);
+        stream(k, &H->fwd, 8.0 * T * V_l);
+        stream(k, &H->fwd, 16.0 * T * V_l);
+        if (z) {
+            stream(k, &H->fwd, 4.0 * T * V_l);
+            stream(k, &H->fwd, 8.0 * T * V_l);
+            stream(k, &H->fwd, 8.0 * T * V_l);
+            stream(k, &H->fwd, 4.0 * T * V_l);
+        }
+        pass_total_k(k, &H->fwd);
+        if (z) {
+            stream(k, &H->bwd, 8.0 * T * V_l);
+            stream(k, &H->bwd, 8.0 * T * V_l);
+            stream(k, &H->bwd, 8.0 * T * V_l);
+        }
+        stream(k, &H->bwd, 4.0 * T * V_l);
+        stream(k, &H->bwd, 16.0 * T * V_l);
+        if (z)
+            stream(k, &H->bwd, 12.0 * T * V_l);
+        stream(k, &H->bwd, 12.0 * T * V_l);
+        stream(k, &H->bwd, (4.0 + e) * T * V_l);
+    } else if (job->parallel.sw.xentropy) {
         /* A fused cross-entropy kernel (flash-attn CrossEntropyLoss, xentropy CUDA / Triton:
          * flash_attn/losses/cross_entropy.py): forward reads the logits once and writes one
          * fp32 log-sum-exp and loss per row; backward reads the logits and writes their
@@ -1350,6 +1386,10 @@ static void build_output(const struct kern *k_job, const struct shape *sh, const
     /* Held at the loss: the logits and the fp32 softmax kept for backward (Megatron-LM), or
      * the logits and, while the fused kernel's backward runs, their gradient (xentropy). */
     H->activation_bytes = (job->parallel.sw.xentropy ? 2.0 * e : e + 4.0) * T * V_l;
+    /* Eager loss: the fp32 logits (the trainer keeps them), their contiguous slice and the
+     * log-softmax output autograd saves: 12 bytes per logit. */
+    if (eager != TS_EAGER_LOSS_OFF)
+        H->activation_bytes = 12.0 * T * V_l;
 }
 
 /* ---------------------------------------------------------------- public */

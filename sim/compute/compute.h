@@ -31,7 +31,9 @@
  * fitted compute scale per device. megatron-core's settings reproduce the op list below
  * exactly. A job's parallel.attention_unpad adds, around a fused attention kernel, the
  * unpad / pad copies, kernels and host syncs of flash_attn.bert_padding (the path of
- * llm-foundry's attn_impl "flash"; ts_pass.sync_s).
+ * llm-foundry's attn_impl "flash"; ts_pass.sync_s). A job's parallel.eager_loss replaces
+ * the profile's loss by eager ATen kernels over fp32 logits (OLMo-core with fused_loss off:
+ * cast, contiguous slice, F.cross_entropy, optionally the z-loss), in ts_compute.output.
  *
  * FLOPs: only matrix multiplications are counted, the convention of the papers' formulas
  * (Narayanan eq. 3, Korthikanti eq. 7-8). Model FLOPs count forward + backward (3x forward)

@@ -31,6 +31,15 @@
  *                                    (sequence-parallel) all-gathers of GEMM inputs move
  *                                    float8, 1 byte per element (torchtitan / torchao float8
  *                                    TP); reduce-scatters and all-reduces stay 16-bit
+ *   fsdp2_copies                     bool (default false): with zero 3 every unit's
+ *                                    all-gather is followed, on the compute stream, by
+ *                                    FSDP2's copy-out of the gathered buffer into the
+ *                                    parameters (read + write the unit, 2 x 16-bit bytes per
+ *                                    parameter), and every backward unit by the copy-in of
+ *                                    its 16-bit gradients into the reduce-scatter buffer in
+ *                                    the reduce dtype, which the compute stream waits for
+ *                                    (torch/distributed/_composable/fsdp/_fsdp_collectives.py:
+ *                                    foreach_all_gather_copy_out, foreach_reduce_scatter)
  *   grad_reduce_dtype                "fp32" | "bf16" | "accumulation" (as fp32_grads)
  *   cross_entropy_kernel             "vocab_parallel" (default: Megatron-LM's loss in fp32:
  *                                    six passes forward (e + 40 bytes per logit), logits + fp32
@@ -116,7 +125,7 @@ static const char *const sw_keys[] = {
     "tp_comm_overlap", "fp32_grads", "grad_accum_fusion", "tp_overlap", "async_tp_hidden",
     "fused", "launch", "comm_contention", "optimizer", "grad_reduce_dtype", "master_weights",
     "cross_entropy_kernel", "logit_metrics", "calibration", "moe_dispatcher", "moe_a2a_overlap",
-    "validation", "max_published_mfu", "tp_fp8_allgather", NULL,
+    "validation", "max_published_mfu", "tp_fp8_allgather", "fsdp2_copies", NULL,
 };
 static const char *const launch_keys[] = {"host_dispatch", "kernel_latency", NULL};
 static const char *const cal_keys[] = {"note", "constants", NULL};
@@ -279,6 +288,7 @@ int ts_software_parse(const struct ts_jnode *node, struct ts_software *sw, struc
         (rc = ts_jnode_get_bool(node, "comm_contention", TS_OPTIONAL, &m->contention, err)) ||
         (rc = ts_jnode_get_bool(node, "tp_fp8_allgather", TS_OPTIONAL, &m->tp_fp8_allgather,
                                 err)) ||
+        (rc = ts_jnode_get_bool(node, "fsdp2_copies", TS_OPTIONAL, &m->fsdp2_copies, err)) ||
         (rc = ts_jnode_get_quantity(node, "async_tp_hidden", TS_OPTIONAL, TS_DIM_NUMBER, 0.0, 1.0,
                                     &m->async_tp_hidden, err)) ||
         (rc = ts_jnode_get_int(node, "logit_metrics", TS_OPTIONAL, 0, 8, &m->logit_metrics, err)) ||

@@ -289,15 +289,22 @@ static void z3_chunk(const struct ts_job *job, const struct ts_compute *c, struc
                                 : c->layer.params * layers / n;
     bool nic = plan->dp_over_nic;
 
+    /* Float8 all-gather (parallel.fsdp_fp8_allgather, fp8 jobs): the layers' weights travel
+     * and are copied out at 1 byte per parameter (torchao casts each shard to float8 before
+     * the gather, WeightWithDynamicFloat8CastTensor's fsdp_pre_all_gather); the embedding and
+     * output layer are not float8 linears and stay at w_bytes. */
+    double w_unit = par->fsdp_fp8_allgather && job->precision == TS_PREC_FP8 ? 1.0 : w_bytes;
     struct ts_coll_cost ag, rs, ag_first, ag_last, rs_extra;
-    ts_comm_collective(sys, TS_COLL_ALLGATHER, shard, unit_params * w_bytes, &ag);
+    ts_comm_collective(sys, TS_COLL_ALLGATHER, shard, unit_params * w_unit, &ag);
     z3_reduce_cost(sys, TS_COLL_REDUCESCATTER, shard, replicas, unit_params * g_bytes, &rs);
     /* The chunk's first unit holds the embedding, its last the output layer (one unit holds
      * both). */
     double first_params = unit_params + embed_params + (n == 1 ? out_params : 0.0);
     double last_params = unit_params + out_params + (n == 1 ? embed_params : 0.0);
-    ts_comm_collective(sys, TS_COLL_ALLGATHER, shard, first_params * w_bytes, &ag_first);
-    ts_comm_collective(sys, TS_COLL_ALLGATHER, shard, last_params * w_bytes, &ag_last);
+    ts_comm_collective(sys, TS_COLL_ALLGATHER, shard,
+                       unit_params * w_unit + (first_params - unit_params) * w_bytes, &ag_first);
+    ts_comm_collective(sys, TS_COLL_ALLGATHER, shard,
+                       unit_params * w_unit + (last_params - unit_params) * w_bytes, &ag_last);
     z3_reduce_cost(sys, TS_COLL_REDUCESCATTER, shard, replicas, first_params * g_bytes, &rs_extra);
     cost_as_flow(&ag_first, nic, plan->nic_bandwidth, plan->up_bandwidth, &x->z3_gather_latency_s,
                  &x->z3_gather_bytes);
@@ -308,6 +315,31 @@ static void z3_chunk(const struct ts_job *job, const struct ts_compute *c, struc
      * reduce-scatter (first chunk) last. */
     struct z3_unit uf = {layer_f * layers / n, ag.time_s, 0.0};
     struct z3_unit ub = {layer_b * layers / n, ag.time_s, rs.time_s};
+    /* FSDP2 (torch fully_shard; profile fsdp2_copies) gathers a unit into one flat buffer and
+     * then, on the compute stream once the all-gather's event has fired, copies it out into
+     * the unsharded parameters (foreach_all_gather_copy_out: torch.split_with_sizes_copy,
+     * read + write of the unit); in backward it copies the unit's 16-bit gradients into the
+     * reduce-scatter buffer in the reduce dtype (foreach_reduce_scatter_copy_in, on the
+     * reduce-scatter stream) and the compute stream waits for that copy before it frees the
+     * gradients (current_stream.wait_event(copy_in_event)); pytorch/pytorch
+     * torch/distributed/_composable/fsdp/_fsdp_collectives.py at 01d66d2. Each is one
+     * memory-bound pass the unit's compute waits for: per parameter 2 w_bytes after every
+     * gather, w_bytes + g_bytes after every backward. The embedding and output weights ride
+     * with the chunk's first and last units, as their gathers do. */
+    double copy_f_first = 0.0, copy_f_last = 0.0, copy_b_first = 0.0, copy_b_last = 0.0;
+    if (par->sw.fsdp2_copies) {
+        double bw = sys->accel.memory_bandwidth * sys->accel.memory_efficiency;
+        double lat = par->sw.kernel_latency_s >= 0 ? par->sw.kernel_latency_s
+                                                   : sys->accel.kernel_latency;
+        double out_b = 2.0 * w_bytes / bw, in_b = (w_bytes + g_bytes) / bw;
+        double out_unit = 2.0 * w_unit / bw;
+        uf.compute_s += unit_params * out_unit + lat;
+        ub.compute_s += unit_params * (out_unit + in_b) + 2.0 * lat;
+        copy_f_first = embed_params * out_b;
+        copy_f_last = out_params * out_b;
+        copy_b_first = out_params * (out_b + in_b);
+        copy_b_last = embed_params * (out_b + in_b);
+    }
     /* Contention: each unit's compute runs beside the communication stream's work for it
      * (the all-gather prefetched during it, in backward also the reduce-scatter of the unit
      * before), whose kernels hold SMs and HBM bandwidth for their whole duration, latency
@@ -321,12 +353,13 @@ static void z3_chunk(const struct ts_job *job, const struct ts_compute *c, struc
     double bwd_extra = x->bwd_s - layers * layer_b;
     double f_first = has_embed ? c->embed.fwd.time_s : 0.0;
     double b_last = has_embed ? c->embed.bwd.time_s : 0.0;
-    double tf = z3_task(n, &uf, f_first, fwd_extra_first - f_first, 0.0, par->fsdp_prefetch, false,
-                        false, &left_f);
-    double tb = z3_task(n, &ub, bwd_extra - b_last, b_last,
+    double tf = z3_task(n, &uf, f_first + copy_f_first, fwd_extra_first - f_first + copy_f_last,
+                        0.0, par->fsdp_prefetch, false, false, &left_f);
+    double tb = z3_task(n, &ub, bwd_extra - b_last + copy_b_first, b_last + copy_b_last,
                         has_embed ? rs_extra.time_s - rs.time_s : 0.0, par->fsdp_prefetch, true,
                         par->fsdp_no_backward_prefetch, &left_b);
-    /* What the units' communication adds to the tasks is exposed data-parallel traffic. */
+    /* What the units' communication adds to the tasks is exposed data-parallel traffic (with
+     * fsdp2_copies it includes FSDP2's copies, which exist only because of the sharding). */
     x->fwd_z3_s = tf - x->fwd_s;
     x->bwd_z3_s = tb - x->bwd_s;
     x->fwd_s = tf;
