@@ -123,6 +123,9 @@ struct ts_layer_cost {
     double cp_bwd_bytes;        // backward (K/V again plus their gradients)
     double cp_bwd_tail_bytes;   // backward's last dK/dV hop to their owner after the last
                                 //   ring step's compute (nothing left to hide it)
+    double cp_gather_bytes;     // all-gather output of every rank's K/V issued with the first
+                                //   ring step, per pass (forward; backward again); 0 = P2P
+                                //   ring (profile context_parallel.rotate)
     int cp_steps;               // ring steps (cp - 1)
     double attn_fwd_s;          // attention core time, forward (hides CP traffic); with cp > 1
                                 //   the cp ring calls and their cp - 1 fp32 merges
@@ -200,6 +203,14 @@ double ts_compute_gemm_time(const struct ts_job *job, double m, double n, double
 
 /* Model FLOPs of one iteration, all GPUs together (no recomputation; causal attention counted
  * as the full square, as the published MFU formulas do). */
+/* Context-parallel ring attention under head-tail load balancing (the sequence in 2 cp chunks,
+ * rank r holding chunks r and 2 cp - 1 - r): the attention blocks rank `rank` computes at ring
+ * step `step` (0 .. cp - 1), in units of one chunk's square with the diagonal pair of a causal
+ * call counting half; *q_chunks and *k_chunks (may be NULL) get the call's query and key
+ * lengths in chunks (PyTorch _templated_ring_attention's call shapes). Every rank and step
+ * does 2 units, 2 cp in all. */
+double ts_compute_cp_step_blocks(int cp, int rank, int step, int *q_chunks, int *k_chunks);
+
 double ts_compute_model_flops(const struct ts_job *job, const struct ts_compute *c);
 
 /* Hardware FLOPs of one iteration, all GPUs together (with recomputation). */
