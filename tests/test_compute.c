@@ -665,6 +665,20 @@ static void pytorch_context_parallel_gathers_query_head_kv_and_hops_fp32_gradien
     assert_close(pt.layer.attn_bwd_s - te.layer.attn_bwd_s,
                  3 * (e + 8) * 2 * T * (heads - kv_heads) * d / bw, 1e-9, 0);
     assert_close(pt.layer.fwd.gemm_s, te.layer.fwd.gemm_s, 1e-15, 0);
+    /* memory: the layer being computed holds the gathered K/V, fp32 dQ, dK, dV of 32 heads
+     * and the fp32 dK/dV send and receive buffers; the P2P ring counts none */
+    double ring = 4 * 2 * e * T * heads * d + 4.0 * T * 3 * heads * d + 2 * 2 * 4.0 * T * heads * d;
+    assert_close(pt.layer.cp_buffer_bytes, ring, 1e-12, 0);
+    assert_close(te.layer.cp_buffer_bytes, 0, 0, 0);
+    struct ts_job pj;
+    job_from_json(&pj, PT_CP_JOB, PT_CP_KEYS, 4);
+    pj.model.seq_len = 16384;
+    struct ts_memory mp, mt;
+    ts_memory_stage(&pj, &pt, 0, &mp);
+    job.model.seq_len = 16384;
+    ts_memory_stage(&job, &te, 0, &mt);
+    assert_close(mp.buffer_bytes - mt.buffer_bytes, ring, 1e-12, 0);
+    assert_close(mp.total_bytes - mt.total_bytes, ring, 1e-12, 0);
 }
 
 /* Without context parallelism the profile's context_parallel keys change nothing: the same

@@ -1264,6 +1264,16 @@ static void build_layer(const struct kern *k, const struct shape *sh, const stru
             L->cp_bwd_bytes = (kv + dkv) * (cp - 1);
         }
         L->cp_bwd_tail_bytes = dkv;
+        /* PyTorch's ring backward holds, besides the layer's own tensors, the gathered K/V
+         * of all cp ranks (the rotater's aggregated buffer), fp32 accumulators of dQ, dK and
+         * dV (torch.zeros_like(..., dtype=accum_dtype)) and the dK/dV buffer it sends and
+         * the one it receives (torch.cat of the accumulators; the permuted output). The
+         * P2P ring's double buffers are not counted. */
+        if (sw->cp_allgather) {
+            double gb = sw->cp_grad_bytes > 0 ? sw->cp_grad_bytes : sh->e;
+            L->cp_buffer_bytes = L->cp_gather_bytes +
+                                 gb * sh->T * (sh->a_l + 2.0 * sh->g_ring) * sh->d + 2.0 * dkv;
+        }
     }
 
     if (sh->moe) {

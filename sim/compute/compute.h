@@ -127,6 +127,9 @@ struct ts_layer_cost {
                                 //   ring step, per pass (forward; backward again); 0 = P2P
                                 //   ring (profile context_parallel.rotate)
     int cp_steps;               // ring steps (cp - 1)
+    double cp_buffer_bytes;     // ring buffers alive while the layer's attention backward runs
+                                //   (gathered K/V, fp32 dQ/dK/dV accumulators, dK/dV send and
+                                //   receive buffers); counted for the all-gather rotation only
     double attn_fwd_s;          // attention core time, forward (hides CP traffic); with cp > 1
                                 //   the cp ring calls and their cp - 1 fp32 merges
     double attn_bwd_s;          // attention core time, backward
@@ -243,7 +246,8 @@ struct ts_memory {
     double optimizer_bytes;     // fp32 master + Adam moments, after ZeRO-1 sharding
     double activation_bytes;    // stored activations of the microbatches in flight
     double output_bytes;        // logits + fp32 softmax of the last stage
-    double buffer_bytes;        // ZeRO-3 gathered-parameter buffers
+    double buffer_bytes;        // ZeRO-3 gathered-parameter buffers, MoE all-to-all buffers,
+                                //   context-parallel ring buffers of the layer being computed
     double recompute_bytes;     // the regenerated tensors of the one layer whose backward runs
     double reserved_bytes;      // context, NCCL and allocator reserve (accelerator file)
     double total_bytes;
