@@ -33,6 +33,13 @@
  * unpad / pad copies, kernels and host syncs of flash_attn.bert_padding (the path of
  * llm-foundry's attn_impl "flash"; ts_pass.sync_s).
  *
+ * Context parallelism (cp > 1) is ring attention under head-tail load balancing: cp flash
+ * calls per pass (ts_compute_cp_step_blocks gives each rank's blocks per step) plus cp - 1
+ * fp32 merges, and the K/V traffic of ts_layer_cost.cp_* that sim/step hides behind the
+ * steps. The profile's context_parallel keys say how the ring moves K/V: a P2P hop per step
+ * at the K/V heads (default, Megatron-Core / Transformer Engine) or one all-gather at the
+ * first step (PyTorch context_parallel), K/V at the query heads (repeat_kv), dK/dV in fp32.
+ *
  * FLOPs: only matrix multiplications are counted, the convention of the papers' formulas
  * (Narayanan eq. 3, Korthikanti eq. 7-8). Model FLOPs count forward + backward (3x forward)
  * of the full causal attention square without recomputation; hardware FLOPs add the
