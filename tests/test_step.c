@@ -906,7 +906,7 @@ static void an_allgather_ring_hides_its_gather_behind_the_first_step_only(void *
     assert_close(fwd, fmax(0.0, ag.time_s - step_f), 1e-6, 1e-12);
     assert_close(bwd, fmax(0.0, ag.time_s - step_b) + 7 * fmax(0.0, hop - step_b) + hop, 1e-6,
                  1e-12);
-    assert_true(fwd > 0.0);     /* 7 blocks of 8 MiB x 4 over 50 GB/s outlast one step */
+    assert_true(fwd > 0.0);     /* 8 x 64 MiB gathered over the NIC outlast one step */
     free(job);
 }
 
