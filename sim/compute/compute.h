@@ -211,8 +211,6 @@ void ts_compute_build(const struct ts_job *job, struct ts_compute *out);
 double ts_compute_gemm_time(const struct ts_job *job, double m, double n, double k,
                             double out_bytes);
 
-/* Model FLOPs of one iteration, all GPUs together (no recomputation; causal attention counted
- * as the full square, as the published MFU formulas do). */
 /* Context-parallel ring attention under head-tail load balancing (the sequence in 2 cp chunks,
  * rank r holding chunks r and 2 cp - 1 - r): the attention blocks rank `rank` computes at ring
  * step `step` (0 .. cp - 1), in units of one chunk's square with the diagonal pair of a causal
@@ -221,6 +219,8 @@ double ts_compute_gemm_time(const struct ts_job *job, double m, double n, double
  * does 2 units, 2 cp in all. */
 double ts_compute_cp_step_blocks(int cp, int rank, int step, int *q_chunks, int *k_chunks);
 
+/* Model FLOPs of one iteration, all GPUs together (no recomputation; causal attention counted
+ * as the full square, as the published MFU formulas do). */
 double ts_compute_model_flops(const struct ts_job *job, const struct ts_compute *c);
 
 /* Hardware FLOPs of one iteration, all GPUs together (with recomputation). */
