@@ -839,6 +839,104 @@ static void context_parallel_backward_exposes_the_last_gradient_hop(void **state
     assert_true(tail > 0.0 && bwd > 0.99 * tail);  /* the last hop shows even when the ring hides */
 }
 
+/* PyTorch context_parallel as torchtitan runs it (software context_parallel: rotate
+ * "allgather", repeat_kv, grad_dtype fp32; comm_contention as given) on the job of
+ * cp_forward_comm: the plan's exposed forward and backward CP time of one layer. */
+#define PT_CP_SOFTWARE                                                                      \
+    "{\"name\": \"pt\", \"description\": \"d\", \"source\": \"s\", \"comm_contention\": %s, " \
+    "\"context_parallel\": {\"rotate\": \"allgather\", \"repeat_kv\": true, "                 \
+    "\"grad_dtype\": \"fp32\"}}"
+static struct ts_job *pt_cp_job(const char *order, const char *contention, struct ts_compute *c,
+                                double *fwd_comm, double *bwd_comm)
+{
+    char sw[512], text[1536];
+    snprintf(sw, sizeof sw, PT_CP_SOFTWARE, contention);
+    snprintf(text, sizeof text,
+             "{\"model\": {\"name\": \"m\", \"layers\": 4, \"hidden\": 4096, \"heads\": 32,"
+             " \"kv_heads\": 8, \"ffn_hidden\": 14336, \"ffn\": \"swiglu\", \"vocab\": 128256,"
+             " \"seq_len\": 32768}, \"system\": \"dgx-h100\", \"gpus\": 16, \"global_batch\": 2,"
+             " \"software\": %s,"
+             " \"parallel\": {\"tp\": 1, \"pp\": 1, \"cp\": 8, \"order\": \"%s\"}}", sw, order);
+    cJSON *doc = ts_test_json(text);
+    struct ts_jnode root = ts_jnode_root(doc, "test.json");
+    struct ts_job *job = ts_xmalloc(sizeof *job);
+    struct ts_err err;
+    int rc = ts_job_parse(&root, NULL, job, &err);
+    cJSON_Delete(doc);
+    if (rc)
+        print_error("%s\n", err.msg);
+    assert_int_equal(rc, TS_OK);
+    ts_compute_build(job, c);
+    struct ts_eval_scratch s;
+    assert_int_equal(ts_eval_scratch_init(&s), 0);
+    ts_step_plan_build(job, c, &s.plan);
+    *fwd_comm = s.plan.layer_fwd_s - c->layer.fwd.time_s;
+    *bwd_comm = s.plan.layer_bwd_s - c->layer.bwd.time_s;
+    ts_eval_scratch_free(&s);
+    return job;
+}
+
+/* With the all-gather rotation every rank's K/V (query heads: 32, repeated from 8) arrive
+ * in one all-gather issued with step 0 and waited for at step 1, so only step 0's attention
+ * hides it: forward max(0, AG - attn/8); backward the same gather again, then the fp32 dK/dV
+ * hops of 2 x 4 bytes x T x 32 x 128 (7 behind steps 1..7, the last after the loop) priced by
+ * hand over the NIC (the ring crosses the two nodes). */
+static void an_allgather_ring_hides_its_gather_behind_the_first_step_only(void **state)
+{
+    (void)state;
+    struct ts_compute c;
+    double fwd, bwd;
+    struct ts_job *job = pt_cp_job("tp,dp,cp,pp", "false", &c, &fwd, &bwd);
+    const struct ts_system *sys = &job->system;
+    const double T = 32768 / 8, heads = 32, d = 128;
+    double kv = 2.0 * 2.0 * T * heads * d, dkv = 2.0 * 4.0 * T * heads * d;
+    assert_int_equal(c.layer.cp_steps, 7);
+    assert_close(c.layer.cp_gather_bytes, 8 * kv, 1e-12, 0);
+    assert_close(c.layer.cp_fwd_bytes, 0, 0, 0);
+    assert_close(c.layer.cp_bwd_bytes, 7 * dkv, 1e-12, 0);
+    assert_close(c.layer.cp_bwd_tail_bytes, dkv, 1e-12, 0);
+    struct ts_group g;
+    ts_comm_group(sys, &job->parallel, TS_PDIM_CP, &g);
+    assert_int_equal(g.domains, 2);
+    struct ts_coll_cost ag;
+    ts_comm_collective(sys, TS_COLL_ALLGATHER, &g, 8 * kv, &ag);
+    double nic = sys->scale_out.bandwidth * sys->scale_out.efficiency;
+    double hop = sys->scale_out.latency + dkv / nic;
+    double step_f = c.layer.attn_fwd_s / 8, step_b = c.layer.attn_bwd_s / 8;
+    assert_close(fwd, fmax(0.0, ag.time_s - step_f), 1e-6, 1e-12);
+    assert_close(bwd, fmax(0.0, ag.time_s - step_b) + 7 * fmax(0.0, hop - step_b) + hop, 1e-6,
+                 1e-12);
+    assert_true(fwd > 0.0);     /* 8 x 64 MiB gathered over the NIC outlast one step */
+    free(job);
+}
+
+/* A stack whose overlapped collectives slow the compute beside them (comm_contention) pays
+ * the accelerator's overlap_slowdown on the hidden part of every CP transfer: the gather's
+ * min(AG, step) and each hidden hop's min(hop, step), forward and backward. */
+static void hidden_context_parallel_transfers_slow_the_attention_under_contention(void **state)
+{
+    (void)state;
+    struct ts_compute c0, c1;
+    double f0, b0, f1, b1;
+    struct ts_job *j0 = pt_cp_job("tp,dp,cp,pp", "false", &c0, &f0, &b0);
+    struct ts_job *j1 = pt_cp_job("tp,dp,cp,pp", "true", &c1, &f1, &b1);
+    const struct ts_system *sys = &j1->system;
+    struct ts_group g;
+    ts_comm_group(sys, &j1->parallel, TS_PDIM_CP, &g);
+    struct ts_coll_cost ag;
+    ts_comm_collective(sys, TS_COLL_ALLGATHER, &g, c1.layer.cp_gather_bytes, &ag);
+    double nic = sys->scale_out.bandwidth * sys->scale_out.efficiency;
+    double hop = sys->scale_out.latency + c1.layer.cp_bwd_tail_bytes / nic;
+    double step_f = c1.layer.attn_fwd_s / 8, step_b = c1.layer.attn_bwd_s / 8;
+    double k = sys->accel.overlap_slowdown;
+    assert_true(k > 0.0);
+    assert_close(c1.layer.attn_fwd_s, c0.layer.attn_fwd_s, 1e-15, 0);
+    assert_close(f1 - f0, k * fmin(ag.time_s, step_f), 1e-6, 1e-12);
+    assert_close(b1 - b0, k * (fmin(ag.time_s, step_b) + 7 * fmin(hop, step_b)), 1e-6, 1e-12);
+    free(j0);
+    free(j1);
+}
+
 /* ---------------------------------------------------------------- ZeRO-3 / FSDP units */
 
 /* A job of `layers` layers (h 1024) on 16 GPUs of two nodes, pp 1, dp 16, ZeRO-3 with the
@@ -1340,6 +1438,8 @@ int main(void)
         cmocka_unit_test(korthikanti_175b_evaluates_feasibly_with_one_compute_span_per_task),
         cmocka_unit_test(context_parallel_rings_across_nodes_pay_the_network),
         cmocka_unit_test(context_parallel_backward_exposes_the_last_gradient_hop),
+        cmocka_unit_test(an_allgather_ring_hides_its_gather_behind_the_first_step_only),
+        cmocka_unit_test(hidden_context_parallel_transfers_slow_the_attention_under_contention),
         cmocka_unit_test(fsdp_with_one_unit_per_chunk_is_zero3_at_chunk_granularity),
         cmocka_unit_test(fsdp_units_hide_gathers_behind_compute_as_a_flow_shop),
         cmocka_unit_test(fsdp_unit_compute_slows_by_the_contention_of_the_collectives_beside_it),

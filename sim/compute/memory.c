@@ -77,6 +77,10 @@ void ts_memory_stage(const struct ts_job *job, const struct ts_compute *c, int s
         out->buffer_bytes = (1.0 + par->fsdp_prefetch) * unit * e + 2.0 * unit * e;
     }
 
+    /* Context parallelism: the ring buffers of the one layer being computed. */
+    out->buffer_bytes += c->moe ? fmax(c->layer.cp_buffer_bytes, c->moe_layer.cp_buffer_bytes)
+                                : c->layer.cp_buffer_bytes;
+
     double inflight = ts_memory_inflight(job, stage);
     out->inflight = inflight;
     /* Layers that {"full_every": k} recomputes whole keep only their input. */

@@ -40,6 +40,17 @@
  *                                    the reduce dtype, which the compute stream waits for
  *                                    (torch/distributed/_composable/fsdp/_fsdp_collectives.py:
  *                                    foreach_all_gather_copy_out, foreach_reduce_scatter)
+ *   context_parallel                 {"rotate": "p2p" | "allgather", "repeat_kv": bool,
+ *                                    "grad_dtype": "activations" | "fp32"}: how the ring
+ *                                    attention of context parallelism moves K/V. Defaults
+ *                                    (Megatron-Core / Transformer Engine P2P ring): one K/V
+ *                                    hop per ring step at the model's K/V heads, dK/dV at the
+ *                                    activations' width. "allgather": every rank's K/V in one
+ *                                    all-gather issued with the first step (PyTorch
+ *                                    context_parallel's default rotate method in torchtitan);
+ *                                    repeat_kv: K/V carry the query heads (GQA heads repeated
+ *                                    before SDPA); grad_dtype fp32: dK/dV accumulated and
+ *                                    rotated in fp32 (PyTorch's convert_to_f32)
  *   grad_reduce_dtype                "fp32" | "bf16" | "accumulation" (as fp32_grads)
  *   cross_entropy_kernel             "vocab_parallel" (default: Megatron-LM's loss in fp32:
  *                                    six passes forward (e + 40 bytes per logit), logits + fp32
@@ -125,8 +136,10 @@ static const char *const sw_keys[] = {
     "tp_comm_overlap", "fp32_grads", "grad_accum_fusion", "tp_overlap", "async_tp_hidden",
     "fused", "launch", "comm_contention", "optimizer", "grad_reduce_dtype", "master_weights",
     "cross_entropy_kernel", "logit_metrics", "calibration", "moe_dispatcher", "moe_a2a_overlap",
-    "validation", "max_published_mfu", "tp_fp8_allgather", "fsdp2_copies", NULL,
+    "validation", "max_published_mfu", "tp_fp8_allgather", "fsdp2_copies",
+    "context_parallel", NULL,
 };
+static const char *const cp_keys[] = {"rotate", "repeat_kv", "grad_dtype", NULL};
 static const char *const launch_keys[] = {"host_dispatch", "kernel_latency", NULL};
 static const char *const cal_keys[] = {"note", "constants", NULL};
 static const char *const const_keys[] = {"device", "compute_scale", "row", NULL};
@@ -330,6 +343,18 @@ int ts_software_parse(const struct ts_jnode *node, struct ts_software *sw, struc
         for (int i = 0; i < TS_FUSE_COUNT; i++)
             if ((rc = ts_jnode_get_bool(&c, ts_fuse_names[i], TS_OPTIONAL, &m->fused[i], err)))
                 return rc;
+    }
+    if (ts_jnode_child(node, "context_parallel", &c)) {
+        static const char *const rotate_names[] = {"p2p", "allgather"};
+        static const char *const grad_names[] = {"activations", "fp32"};
+        int rot = 0, grad = 0;
+        if ((rc = ts_jnode_expect_object(&c, err)) || (rc = ts_jnode_check_keys(&c, cp_keys, err)) ||
+            (rc = ts_jnode_get_enum(&c, "rotate", TS_OPTIONAL, rotate_names, 2, &rot, err)) ||
+            (rc = ts_jnode_get_bool(&c, "repeat_kv", TS_OPTIONAL, &m->cp_repeat_kv, err)) ||
+            (rc = ts_jnode_get_enum(&c, "grad_dtype", TS_OPTIONAL, grad_names, 2, &grad, err)))
+            return rc;
+        m->cp_allgather = rot == 1;
+        m->cp_grad_bytes = grad == 1 ? 4 : 0;
     }
     if (ts_jnode_child(node, "launch", &c)) {
         if ((rc = ts_jnode_expect_object(&c, err)) || (rc = ts_jnode_check_keys(&c, launch_keys, err)) ||

@@ -400,6 +400,17 @@ struct ts_sw_mech {
                                         //   each reduce-scatter's copy-in of the 16-bit
                                         //   gradients into the reduce-dtype buffer
                                         //   (torch fully_shard); false: gathered in place
+    bool cp_allgather;                  // context parallelism gathers every rank's K/V in one
+                                        //   all-gather at the first ring step (PyTorch
+                                        //   context_parallel, rotate method "allgather",
+                                        //   torchtitan's default); false: one K/V hop per step
+                                        //   (Megatron-Core / Transformer Engine P2P ring)
+    bool cp_repeat_kv;                  // the K/V that context parallelism moves have the query
+                                        //   heads (the model repeats GQA K/V heads before SDPA:
+                                        //   torchtitan's repeat_kv); false: the K/V heads
+    int cp_grad_bytes;                  // bytes per dK/dV element accumulated and rotated by
+                                        //   the context-parallel backward; 0 = the activations'
+                                        //   (PyTorch context_parallel: 4, fp32)
     int n_cal;                          // per-device fitted compute scale (one constant)
     char cal_device[TS_SW_CAL_MAX][TS_NAME_MAX];
     double cal_scale[TS_SW_CAL_MAX];    // multiplies the accelerator's sustained_compute

@@ -87,9 +87,10 @@ static double tp_exposed(const struct ts_system *sys, const struct ts_group *g,
 /* Exposed ring-attention traffic: cp - 1 transfers, each hidden behind one of the cp
  * blocks of attention work. */
 static double cp_exposed(const struct ts_system *sys, const struct ts_group *g, double bytes,
-                         int steps, double attn_s, double tail_bytes)
+                         int steps, double attn_s, double tail_bytes, double gather_bytes,
+                         const struct ts_sw_mech *sw)
 {
-    if (steps <= 0 || bytes <= 0)
+    if (steps <= 0 || (bytes <= 0 && gather_bytes <= 0 && tail_bytes <= 0))
         return 0.0;
     /* Each step every rank passes its KV block to the next rank of the ring, all at once: the
      * step lasts as long as the slowest hop, which crosses the scale-out network when the ring
@@ -100,13 +101,31 @@ static double cp_exposed(const struct ts_system *sys, const struct ts_group *g, 
     long distance = g->stride;
     if (g->domains > 1 && distance < sys->scale_up.domain_size)
         distance = sys->scale_up.domain_size;
+    double step_s = attn_s / (steps + 1);
     struct ts_coll_cost c;
-    ts_comm_p2p(sys, distance, bytes / steps, &c);
-    double exposed = steps * fmax(0.0, c.time_s - attn_s / (steps + 1));
+    double exposed = 0.0, hidden = 0.0;
+    /* An all-gather of every rank's K/V (PyTorch context_parallel, rotate "allgather") is
+     * issued with step 0 and waited for before step 1: only step 0 hides it (pytorch/pytorch
+     * PR #132820, "[CP] Implement AllGather based context parallelism": the communication
+     * overlaps "the first sharded kv computation"). */
+    if (gather_bytes > 0) {
+        ts_comm_collective(sys, TS_COLL_ALLGATHER, g, gather_bytes, &c);
+        exposed += fmax(0.0, c.time_s - step_s);
+        hidden += fmin(c.time_s, step_s);
+    }
+    if (bytes > 0) {
+        ts_comm_p2p(sys, distance, bytes / steps, &c);
+        exposed += steps * fmax(0.0, c.time_s - step_s);
+        hidden += steps * fmin(c.time_s, step_s);
+    }
     if (tail_bytes > 0) {
         ts_comm_p2p(sys, distance, tail_bytes, &c);
         exposed += c.time_s;
     }
+    /* Contention: the attention that hides a transfer runs slower while it runs beside it
+     * (accelerator overlap_slowdown; Lee et al. 2025, arXiv 2507.03114), as for TP. */
+    if (sw->contention)
+        exposed += sys->accel.overlap_slowdown * hidden;
     return exposed;
 }
 
@@ -422,9 +441,10 @@ void ts_step_plan_build(const struct ts_job *job, const struct ts_compute *c,
     double tp_b = tp_exposed(sys, &g_tp, &L->tp_bwd, L->tp_bwd_gemm_s, ov, tp, &par->sw);
     double tp_r =
         tp_exposed(sys, &g_tp, &L->tp_recompute, L->tp_recompute_gemm_s, ov, tp, &par->sw);
-    double cp_f = cp_exposed(sys, &g_cp, L->cp_fwd_bytes, L->cp_steps, L->attn_fwd_s, 0.0);
+    double cp_f = cp_exposed(sys, &g_cp, L->cp_fwd_bytes, L->cp_steps, L->attn_fwd_s, 0.0,
+                             L->cp_gather_bytes, &par->sw);
     double cp_b = cp_exposed(sys, &g_cp, L->cp_bwd_bytes, L->cp_steps, L->attn_bwd_s,
-                             L->cp_bwd_tail_bytes);
+                             L->cp_bwd_tail_bytes, L->cp_gather_bytes, &par->sw);
     double cp_r = L->recompute_attention ? cp_f : 0.0;
     /* Layers that {"full_every": k} recomputes whole (ts_recompute_full_layers). */
     bool mixed = par->recompute_policy.custom && par->recompute_policy.full_every > 0;
@@ -464,9 +484,10 @@ void ts_step_plan_build(const struct ts_job *job, const struct ts_compute *c,
             tp_exposed(sys, &g_tp, &M->tp_recompute, M->tp_recompute_gemm_s, ov, tp, &par->sw);
         double mtp_rf =
             mixed ? tp_exposed(sys, &g_tp, &M->full.tp, M->full.gemm_s, ov, tp, &par->sw) : 0.0;
-        double mcp_f = cp_exposed(sys, &g_cp, M->cp_fwd_bytes, M->cp_steps, M->attn_fwd_s, 0.0);
+        double mcp_f = cp_exposed(sys, &g_cp, M->cp_fwd_bytes, M->cp_steps, M->attn_fwd_s, 0.0,
+                                  M->cp_gather_bytes, &par->sw);
         double mcp_b = cp_exposed(sys, &g_cp, M->cp_bwd_bytes, M->cp_steps, M->attn_bwd_s,
-                                   M->cp_bwd_tail_bytes);
+                                  M->cp_bwd_tail_bytes, M->cp_gather_bytes, &par->sw);
         double mcp_r = M->recompute_attention ? mcp_f : 0.0;
         double mcp_rf = M->full.attention ? mcp_f : 0.0;
         double ep_f = moe_exposed(job, &g_ep, &g_etp, &M->moe, M->moe.a2a_fwd, &M->moe.etp_fwd,
