@@ -78,7 +78,7 @@ void ts_memory_stage(const struct ts_job *job, const struct ts_compute *c, int s
         if (par->sw.zero3_blocking) {
             /* DeepSpeed ZeRO-3 (zero3_blocking) gathers tensor by tensor: at most the
              * stage3_max_live_parameters default (1e9 elements, deepspeed/runtime/zero/
-             * constants.py v0.3.13 .. v0.8) live gathered, at least the sub-module being
+             * constants.py v0.3.13 .. v0.5.10) live gathered, at least the sub-module being
              * computed (here its largest, an MLP GEMM: ffn_hidden x hidden x 2 with SwiGLU's
              * gate and up); in backward that sub-module's unsharded gradient and the gradient
              * bucket (reduce_bucket_size default 5e8 elements). Sharded as the layer is. */

@@ -36,7 +36,7 @@
  *                                    synchronization and reduces each tensor's gradient on
  *                                    the compute stream, so none of it overlaps compute, and
  *                                    the backward re-gathers the tensors its reuse distance
- *                                    released (DeepSpeed ZeRO-3 of v0.3.13 .. v0.8; sim/step
+ *                                    released (DeepSpeed ZeRO-3 of v0.3.13 .. v0.5.10; sim/step
  *                                    plan.c z3_blocking has the sources)
  *   grad_reduce_dtype                "fp32" | "bf16" | "accumulation" (as fp32_grads)
  *   cross_entropy_kernel             "vocab_parallel" (default: Megatron-LM's loss in fp32:

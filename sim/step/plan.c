@@ -267,13 +267,13 @@ static void cost_as_flow(const struct ts_coll_cost *cost, bool over_nic, double 
 }
 
 /* DeepSpeed's default stage3_max_reuse_distance (deepspeed/runtime/zero/constants.py,
- * ZERO_OPTIMIZATION_MAX_REUSE_DISTANCE_DEFAULT, v0.3.13 .. v0.8): a released sub-module's
+ * ZERO_OPTIMIZATION_MAX_REUSE_DISTANCE_DEFAULT, v0.3.13 .. v0.5.10): a released sub-module's
  * parameters are kept for their next use when fewer elements are fetched in between. */
 #define Z3_MAX_REUSE_DISTANCE 1e9
 
-/* ZeRO-3 as DeepSpeed v0.3.13 .. v0.8 (2021-2022) runs it (software zero3_blocking), for
+/* ZeRO-3 as DeepSpeed v0.3.13 .. v0.5.10 (2021-03 .. 2022-01) runs it (software zero3_blocking), for
  * chunk x: every parameter tensor is gathered by its own all-gather (Init._allgather_param
- * in deepspeed/runtime/zero/partition_parameters.py, v0.3.13 12a53b4 to v0.8.0: one
+ * in deepspeed/runtime/zero/partition_parameters.py, v0.3.13 12a53b4 to v0.5.10: one
  * torch.distributed.all_gather per parameter, preceded by torch.cuda.synchronize(), so the
  * gather waits for all queued compute and the compute after it waits in fetch_sub_module's
  * _synchronize_communication, another device synchronization), and every tensor's gradient
@@ -286,8 +286,12 @@ static void cost_as_flow(const struct ts_coll_cost *cost, bool over_nic, double 
  * use and the backward's: twice the layer's later sub-modules) reaches
  * Z3_MAX_REUSE_DISTANCE (PartitionedParameterCoordinator._keep_for_later); without
  * recomputation the backward fetches every sub-module (its reuse distance is the rest of
- * the model). The embedding (first chunk) and an untied output layer count as one tensor
- * each. */
+ * the model). Tensors under the param_persistence_threshold default (1e5 elements:
+ * norms and biases) stay gathered (ds_persist) and are only reduce-scattered. The embedding
+ * (first chunk) and an untied output layer count as one tensor each. v0.6.0 (2022-03; PR
+ * #1453 of 2022-01-20) replaced this fetch by coalesced all-gathers waited on by CUDA events:
+ * this path does not describe DeepSpeed from then on. */
+#define Z3_PERSISTENCE_THRESHOLD 1e5    /* ZERO_OPTIMIZATION_PARAM_PERSISTENCE_THRESHOLD_DEFAULT */
 /* A collective's time with its bandwidth part multiplied by k. */
 static double z3_time(const struct ts_coll_cost *cost, double k)
 {
@@ -340,12 +344,14 @@ static void z3_blocking(const struct ts_job *job, const struct ts_compute *c, st
         ts_comm_collective(sys, TS_COLL_ALLGATHER, shard, w[i] / split * scale * w_bytes, &cw);
         z3_reduce_cost(sys, TS_COLL_REDUCESCATTER, shard, replicas, w[i] / split * scale * g_bytes,
                        &rw);
-        double ag = split * z3_time(&cw, z3k), rs = split * z3_time(&rw, z3k);
+        double ag = w[i] / split * scale >= Z3_PERSISTENCE_THRESHOLD ? split * z3_time(&cw, z3k)
+                                                                     : 0.0;
+        double rs = split * z3_time(&rw, z3k);
         if (bi[i] > 0) {
             ts_comm_collective(sys, TS_COLL_ALLGATHER, shard, bi[i] * scale * w_bytes, &cb);
             z3_reduce_cost(sys, TS_COLL_REDUCESCATTER, shard, replicas, bi[i] * scale * g_bytes,
                            &rb);
-            ag += z3_time(&cb, z3k);
+            ag += bi[i] * scale >= Z3_PERSISTENCE_THRESHOLD ? z3_time(&cb, z3k) : 0.0;
             rs += z3_time(&rb, z3k);
         }
         ag_layer += ag;
