@@ -368,11 +368,15 @@ static void z3_blocking(const struct ts_job *job, const struct ts_compute *c, st
         struct ts_coll_cost ag, rs;
         ts_comm_collective(sys, TS_COLL_ALLGATHER, shard, head_params[i] * w_bytes, &ag);
         z3_reduce_cost(sys, TS_COLL_REDUCESCATTER, shard, replicas, head_params[i] * g_bytes, &rs);
-        head_ag += z3_time(&ag, z3k);
+        if (head_params[i] >= Z3_PERSISTENCE_THRESHOLD)
+            head_ag += z3_time(&ag, z3k);
         head_rs += z3_time(&rs, z3k);
     }
+    /* Layers whose whole forward the backward re-runs: the full_every picks, or all of them
+     * under full recomputation. */
+    int whole = full + (ts_recompute_rerun(&job->parallel) == TS_RERUN_LAYER ? layers - full : 0);
     x->fwd_z3_s = layers * ag_layer + head_ag;
-    x->bwd_z3_s = layers * (ag_layer + rs_layer) + full * reag_layer + head_ag + head_rs;
+    x->bwd_z3_s = layers * (ag_layer + rs_layer) + whole * reag_layer + head_ag + head_rs;
     x->fwd_s += x->fwd_z3_s;
     x->bwd_s += x->bwd_z3_s;
     x->z3_gather_latency_s = x->z3_gather_bytes = 0.0;
