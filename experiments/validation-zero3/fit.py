@@ -5,10 +5,11 @@ published row FIT and write it into configs/software/deepspeed-zero3.json.
 Why a constant, and why this one: with the mechanisms of DeepSpeed ZeRO-3 of 2021 in the
 profile (zero3_blocking: every parameter tensor gathered by its own all-gather after a device
 synchronization, every gradient reduce-scattered tensor by tensor, nothing overlapping
-compute, re-gathers by reuse distance; README 'Diagnosis'), trainsim is still 23-67% too
-fast on all six rows of Narayanan et al. Table 2, and the missing time is nearly the same at
-every GPU count of a model (175B: +15.0, +17.6, +14.1 s per iteration on 384, 768, 1536 GPUs)
-and grows with the model's bytes: the collectives' bandwidth part, not compute (a
+compute, re-gathers by reuse distance; README 'Diagnosis'), trainsim is still 26-94% too
+fast on all six rows of Narayanan et al. Table 2, and the missing time per iteration changes
+little with the GPU count of a model (175B: 16.7, 22.2, 24.7 s on 384, 768, 1536 GPUs, while
+the compute per GPU halves at each step; 530B: 75, 65, 89 s) and scales with the model's
+bytes (about 3.5x from 175B to 530B): the collectives' bandwidth part, not compute (a
 compute_scale would leave the 1536-GPU rows, 20% compute, far off). The calibration rule
 allows ONE fitted constant per (profile, device) on ONE stated row; zero3_comm_scale
 multiplies the bandwidth time of every ZeRO-3 collective (sim/step plan.c z3_blocking).
