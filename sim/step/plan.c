@@ -328,8 +328,8 @@ static void z3_blocking(const struct ts_job *job, const struct ts_compute *c, st
      * splits, MoE layers' average). */
     double embed_params = has_embed ? c->embed.params : 0.0;
     double out_params = has_output ? c->output.params : 0.0;
-    double layer_params = c->moe ? (x->params - embed_params - out_params) / layers
-                                 : c->layer.params;
+    double layer_params = c->moe && layers > 0 ? (x->params - embed_params - out_params) / layers
+                                               : c->layer.params;
     double scale = layer_params / total;
     /* The profile's fitted constant for this device, if it is a ZeRO-3 one, multiplies the
      * bandwidth part of every collective here (configs/software: "calibration"). */
