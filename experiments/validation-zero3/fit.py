@@ -5,14 +5,16 @@ published row FIT and write it into configs/software/deepspeed-zero3.json.
 Why a constant, and why this one: with the mechanisms of DeepSpeed ZeRO-3 of 2021 in the
 profile (zero3_blocking: every parameter tensor gathered by its own all-gather after a device
 synchronization, every gradient reduce-scattered tensor by tensor, nothing overlapping
-compute, re-gathers by reuse distance; README 'Diagnosis'), trainsim is still 26-94% too
-fast on all six rows of Narayanan et al. Table 2, and the missing time per iteration changes
-little with the GPU count of a model (175B: 16.7, 22.2, 24.7 s on 384, 768, 1536 GPUs, while
-the compute per GPU halves at each step; 530B: 75, 65, 89 s) and scales with the model's
-bytes (about 3.5x from 175B to 530B): the collectives' bandwidth part, not compute (a
+compute, the memory passes around each collective, re-gathers by reuse distance; README
+'Diagnosis'), trainsim is still 19-74% too fast on all six rows of Narayanan et al. Table 2,
+and the missing time per iteration changes little with the GPU count of a model (175B: 13.2,
+18.7, 21.1 s on 384, 768, 1536 GPUs, while the compute per GPU halves at each step; 530B:
+65, 55, 78 s) and scales with the model's bytes (about 3.7x from 175B to 530B): the
+collectives' network bandwidth part, not compute (a
 compute_scale would leave the 1536-GPU rows, 20% compute, far off). The calibration rule
 allows ONE fitted constant per (profile, device) on ONE stated row; zero3_comm_scale
-multiplies the bandwidth time of every ZeRO-3 collective (sim/step plan.c z3_blocking).
+multiplies the network bandwidth time of every ZeRO-3 collective (sim/step plan.c
+z3_blocking; not its latency, not the memory passes).
 
 The row: 174.6B on 768 GPUs (the table's middle 175B row, the one sec. 5.2 quotes: 'by doubling
 the number of GPUs ... PTD-P outperforms ZeRO-3 by 70%'). The other five rows are validation.
@@ -89,7 +91,7 @@ def main():
     path = "configs/software/%s.json" % PROFILE
     sw = load(path)
     sw["calibration"] = collections.OrderedDict([
-        ("note", "One zero3_comm_scale on a100-sxm-80g (multiplies the bandwidth time of every "
+        ("note", "One zero3_comm_scale on a100-sxm-80g (multiplies the network time of every "
                  "ZeRO-3 collective), fitted by experiments/validation-zero3/fit.py on the row "
                  "named with it: the collective time the mechanisms leave unexplained. The other "
                  "five Narayanan et al. Table 2 rows are validation; other devices unfitted."),

@@ -34,7 +34,8 @@
  *   zero3_blocking                   bool (default false): ZeRO-3 gathers each parameter
  *                                    tensor with its own all-gather after a device
  *                                    synchronization and reduces each tensor's gradient on
- *                                    the compute stream, so none of it overlaps compute, and
+ *                                    the compute stream, with the memory passes around each,
+ *                                    so none of it overlaps compute, and
  *                                    the backward re-gathers the tensors its reuse distance
  *                                    released (DeepSpeed ZeRO-3 of v0.3.13 .. v0.5.10; sim/step
  *                                    plan.c z3_blocking has the sources)

@@ -392,7 +392,8 @@ struct ts_sw_mech {
     bool zero3_blocking;                // ZeRO-3 fetches every parameter tensor by its own
                                         //   all-gather after a device synchronization, and
                                         //   reduce-scatters each tensor's gradient on the compute
-                                        //   stream (DeepSpeed v0.3.13 .. v0.5.10, 2021: no
+                                        //   stream, with the copies around each (DeepSpeed
+                                        //   v0.3.13 .. v0.5.10, 2021: no
                                         //   overlap, one collective per tensor, backward
                                         //   re-gathers what its reuse distance released);
                                         //   false: per-unit prefetch as FSDP (sim/step plan.c)

@@ -279,7 +279,7 @@ static void cost_as_flow(const struct ts_coll_cost *cost, bool over_nic, double 
  * _synchronize_communication, another device synchronization), and every tensor's gradient
  * by its own reduce-scatter (_reduce_scatter_gradient), which the next fetch's
  * synchronization waits for. None of it overlaps compute: a task lasts its compute plus
- * each tensor's collective, in sequence. Each sub-module (norm, QKV, projection, norm, MLP
+ * each tensor's collective and its memory passes (z3_copies), in sequence. Each sub-module (norm, QKV, projection, norm, MLP
  * GEMMs; weight and bias separate tensors when the model has biases) is fetched in the
  * forward; under full recomputation the recomputed forward fetches it again and the
  * backward fetches those whose reuse distance (elements fetched between the recomputation's
@@ -296,6 +296,25 @@ static void cost_as_flow(const struct ts_coll_cost *cost, bool over_nic, double 
 static double z3_time(const struct ts_coll_cost *cost, double k)
 {
     return cost->latency_s + k * (cost->time_s - cost->latency_s);
+}
+
+/* The memory passes DeepSpeed v0.3.13 and PyTorch 1.8 add around one such collective of
+ * `bytes` (the gathered tensor, or the gradient reduced), serialized with it by the device
+ * synchronizations, at the accelerator's streaming HBM bandwidth. All-gather (3 passes):
+ * Init._allgather_param zero-fills the gathered buffer (torch.zeros: a write) and hands
+ * all_gather a list of world-size views; ProcessGroupNCCL::allgather
+ * (torch/lib/c10d/ProcessGroupNCCL.cpp, 1.8) gathers into a flat buffer and copies it into
+ * the list (copy_ per rank: a read and a write). Reduce-scatter (6 passes): the gradient is
+ * copied into the reduction bucket (contiguous_gradients) and divided by the world size
+ * (tensor.div_ in average_tensor), and ProcessGroupNCCL::reduce_scatter flattens the input
+ * views into one buffer (flatten_for_scatter_gather), a read and a write each. The per-rank
+ * copy kernels' issue cost is left out: the rows show no time growing with the rank count
+ * (175B: the same step on 768 and 1536 GPUs). */
+static double z3_copies(const struct ts_job *job, double bytes, bool gather)
+{
+    const struct ts_accel *a = &job->system.accel;
+    double hbm = a->memory_bandwidth * (a->memory_efficiency > 0 ? a->memory_efficiency : 1.0);
+    return (gather ? 3.0 : 6.0) * bytes / hbm;
 }
 
 static void z3_blocking(const struct ts_job *job, const struct ts_compute *c, struct ts_step_chunk *x,
@@ -344,15 +363,20 @@ static void z3_blocking(const struct ts_job *job, const struct ts_compute *c, st
         ts_comm_collective(sys, TS_COLL_ALLGATHER, shard, w[i] / split * scale * w_bytes, &cw);
         z3_reduce_cost(sys, TS_COLL_REDUCESCATTER, shard, replicas, w[i] / split * scale * g_bytes,
                        &rw);
-        double ag = w[i] / split * scale >= Z3_PERSISTENCE_THRESHOLD ? split * z3_time(&cw, z3k)
-                                                                     : 0.0;
-        double rs = split * z3_time(&rw, z3k);
+        double wb = w[i] / split * scale;   /* elements of one weight tensor on this GPU */
+        double ag = wb >= Z3_PERSISTENCE_THRESHOLD
+                        ? split * (z3_time(&cw, z3k) + z3_copies(job, wb * w_bytes, true))
+                        : 0.0;
+        double rs = split * (z3_time(&rw, z3k) + z3_copies(job, wb * g_bytes, false));
         if (bi[i] > 0) {
             ts_comm_collective(sys, TS_COLL_ALLGATHER, shard, bi[i] * scale * w_bytes, &cb);
             z3_reduce_cost(sys, TS_COLL_REDUCESCATTER, shard, replicas, bi[i] * scale * g_bytes,
                            &rb);
-            ag += bi[i] * scale >= Z3_PERSISTENCE_THRESHOLD ? z3_time(&cb, z3k) : 0.0;
-            rs += z3_time(&rb, z3k);
+            double bb = bi[i] * scale;
+            ag += bb >= Z3_PERSISTENCE_THRESHOLD
+                      ? z3_time(&cb, z3k) + z3_copies(job, bb * w_bytes, true)
+                      : 0.0;
+            rs += z3_time(&rb, z3k) + z3_copies(job, bb * g_bytes, false);
         }
         ag_layer += ag;
         rs_layer += rs;
@@ -369,8 +393,8 @@ static void z3_blocking(const struct ts_job *job, const struct ts_compute *c, st
         ts_comm_collective(sys, TS_COLL_ALLGATHER, shard, head_params[i] * w_bytes, &ag);
         z3_reduce_cost(sys, TS_COLL_REDUCESCATTER, shard, replicas, head_params[i] * g_bytes, &rs);
         if (head_params[i] >= Z3_PERSISTENCE_THRESHOLD)
-            head_ag += z3_time(&ag, z3k);
-        head_rs += z3_time(&rs, z3k);
+            head_ag += z3_time(&ag, z3k) + z3_copies(job, head_params[i] * w_bytes, true);
+        head_rs += z3_time(&rs, z3k) + z3_copies(job, head_params[i] * g_bytes, false);
     }
     /* Layers whose whole forward the backward re-runs: the full_every picks, or all of them
      * under full recomputation. */
