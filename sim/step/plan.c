@@ -271,27 +271,8 @@ static void cost_as_flow(const struct ts_coll_cost *cost, bool over_nic, double 
  * parameters are kept for their next use when fewer elements are fetched in between. */
 #define Z3_MAX_REUSE_DISTANCE 1e9
 
-/* ZeRO-3 as DeepSpeed v0.3.13 .. v0.5.10 (2021-03 .. 2022-01) runs it (software zero3_blocking), for
- * chunk x: every parameter tensor is gathered by its own all-gather (Init._allgather_param
- * in deepspeed/runtime/zero/partition_parameters.py, v0.3.13 12a53b4 to v0.5.10: one
- * torch.distributed.all_gather per parameter, preceded by torch.cuda.synchronize(), so the
- * gather waits for all queued compute and the compute after it waits in fetch_sub_module's
- * _synchronize_communication, another device synchronization), and every tensor's gradient
- * by its own reduce-scatter (_reduce_scatter_gradient), which the next fetch's
- * synchronization waits for. None of it overlaps compute: a task lasts its compute plus
- * each tensor's collective and its memory passes (z3_copies), in sequence. Each sub-module (norm, QKV, projection, norm, MLP
- * GEMMs; weight and bias separate tensors when the model has biases) is fetched in the
- * forward; under full recomputation the recomputed forward fetches it again and the
- * backward fetches those whose reuse distance (elements fetched between the recomputation's
- * use and the backward's: twice the layer's later sub-modules) reaches
- * Z3_MAX_REUSE_DISTANCE (PartitionedParameterCoordinator._keep_for_later); without
- * recomputation the backward fetches every sub-module (its reuse distance is the rest of
- * the model). Tensors under the param_persistence_threshold default (1e5 elements:
- * norms and biases) stay gathered (ds_persist) and are only reduce-scattered. The embedding
- * (first chunk) and an untied output layer count as one tensor each. v0.6.0 (2022-03; PR
- * #1453 of 2022-01-20) replaced this fetch by coalesced all-gathers waited on by CUDA events:
- * this path does not describe DeepSpeed from then on. */
 #define Z3_PERSISTENCE_THRESHOLD 1e5    /* ZERO_OPTIMIZATION_PARAM_PERSISTENCE_THRESHOLD_DEFAULT */
+
 /* A collective's time with its bandwidth part multiplied by k. */
 static double z3_time(const struct ts_coll_cost *cost, double k)
 {
@@ -317,8 +298,30 @@ static double z3_copies(const struct ts_job *job, double bytes, bool gather)
     return (gather ? 3.0 : 6.0) * bytes / hbm;
 }
 
-static void z3_blocking(const struct ts_job *job, const struct ts_compute *c, struct ts_step_chunk *x,
-                        int layers, int full, bool has_embed, bool has_output,
+/* ZeRO-3 as DeepSpeed v0.3.13 .. v0.5.10 (2021-03 .. 2022-01) runs it (software
+ * zero3_blocking), for chunk x: every parameter tensor is gathered by its own all-gather
+ * (Init._allgather_param in deepspeed/runtime/zero/partition_parameters.py, v0.3.13 12a53b4 to
+ * v0.5.10: one torch.distributed.all_gather per parameter, preceded by
+ * torch.cuda.synchronize(), so the gather waits for all queued compute and the compute after
+ * it waits in fetch_sub_module's _synchronize_communication, another device synchronization),
+ * and every tensor's gradient by its own reduce-scatter (_reduce_scatter_gradient), which the
+ * next fetch's synchronization waits for. None of it overlaps compute: a task lasts its
+ * compute plus each tensor's collective and its memory passes (z3_copies), in sequence. Each
+ * sub-module (norm, QKV, projection, norm, MLP GEMMs; weight and bias separate tensors when
+ * the model has biases) is fetched in the forward; under full recomputation the recomputed
+ * forward fetches it again and the backward fetches those whose reuse distance (elements
+ * fetched between the recomputation's use and the backward's: twice the layer's later
+ * sub-modules) reaches Z3_MAX_REUSE_DISTANCE
+ * (PartitionedParameterCoordinator._keep_for_later); without recomputation the backward
+ * fetches every sub-module (its reuse distance is the rest of the model). Tensors under the
+ * param_persistence_threshold default (1e5 elements: norms and biases) stay gathered
+ * (ds_persist) and are only reduce-scattered. The embedding (first chunk) and an untied output
+ * layer count as one tensor each. v0.6.0 (2022-03; PR #1453 of 2022-01-20) replaced this fetch
+ * by coalesced all-gathers waited on by CUDA events: this path does not describe DeepSpeed
+ * from then on.
+ */
+static void z3_blocking(const struct ts_job *job, const struct ts_compute *c,
+                        struct ts_step_chunk *x, int layers, int full, bool has_embed, bool has_output,
                         const struct ts_group *shard, const struct ts_group *replicas,
                         double w_bytes, double g_bytes)
 {
