@@ -411,9 +411,20 @@ struct ts_sw_mech {
     int cp_grad_bytes;                  // bytes per dK/dV element accumulated and rotated by
                                         //   the context-parallel backward; 0 = the activations'
                                         //   (PyTorch context_parallel: 4, fp32)
+    bool zero3_blocking;                // ZeRO-3 fetches every parameter tensor by its own
+                                        //   all-gather after a device synchronization, and
+                                        //   reduce-scatters each tensor's gradient on the compute
+                                        //   stream, with the copies around each (DeepSpeed
+                                        //   v0.3.13 .. v0.5.10, 2021: no
+                                        //   overlap, one collective per tensor, backward
+                                        //   re-gathers what its reuse distance released);
+                                        //   false: per-unit prefetch as FSDP (sim/step plan.c)
     int n_cal;                          // per-device fitted compute scale (one constant)
     char cal_device[TS_SW_CAL_MAX][TS_NAME_MAX];
     double cal_scale[TS_SW_CAL_MAX];    // multiplies the accelerator's sustained_compute
+    double cal_z3_scale[TS_SW_CAL_MAX]; // multiplies the bandwidth time of every ZeRO-3
+                                        //   collective (zero3_blocking profiles only); 1 =
+                                        //   unfitted
 };
 
 /* Keys of `parallel` that a software profile also sets: bit i set in ts_parallel.given when

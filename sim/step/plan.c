@@ -285,6 +285,151 @@ static void cost_as_flow(const struct ts_coll_cost *cost, bool over_nic, double 
     *flow_bytes = (cost->time_s - cost->latency_s) * (over_nic ? nic_bw : up_bw);
 }
 
+/* DeepSpeed's default stage3_max_reuse_distance (deepspeed/runtime/zero/constants.py,
+ * ZERO_OPTIMIZATION_MAX_REUSE_DISTANCE_DEFAULT, v0.3.13 .. v0.5.10): a released sub-module's
+ * parameters are kept for their next use when fewer elements are fetched in between. */
+#define Z3_MAX_REUSE_DISTANCE 1e9
+
+#define Z3_PERSISTENCE_THRESHOLD 1e5    /* ZERO_OPTIMIZATION_PARAM_PERSISTENCE_THRESHOLD_DEFAULT */
+
+/* A collective's time with its bandwidth part multiplied by k. */
+static double z3_time(const struct ts_coll_cost *cost, double k)
+{
+    return cost->latency_s + k * (cost->time_s - cost->latency_s);
+}
+
+/* The memory passes DeepSpeed v0.3.13 and PyTorch 1.8 add around one such collective of
+ * `bytes` (the gathered tensor, or the gradient reduced), serialized with it by the device
+ * synchronizations, at the accelerator's streaming HBM bandwidth. All-gather (3 passes):
+ * Init._allgather_param zero-fills the gathered buffer (torch.zeros: a write) and hands
+ * all_gather a list of world-size views; ProcessGroupNCCL::allgather
+ * (torch/lib/c10d/ProcessGroupNCCL.cpp, 1.8) gathers into a flat buffer and copies it into
+ * the list (copy_ per rank: a read and a write). Reduce-scatter (6 passes): the gradient is
+ * copied into the reduction bucket (contiguous_gradients) and divided by the world size
+ * (tensor.div_ in average_tensor), and ProcessGroupNCCL::reduce_scatter flattens the input
+ * views into one buffer (flatten_for_scatter_gather), a read and a write each. The per-rank
+ * copy kernels' issue cost is left out: the rows show no time growing with the rank count
+ * (175B: the same step on 768 and 1536 GPUs). */
+static double z3_copies(const struct ts_job *job, double bytes, bool gather)
+{
+    const struct ts_accel *a = &job->system.accel;
+    double hbm = a->memory_bandwidth * (a->memory_efficiency > 0 ? a->memory_efficiency : 1.0);
+    return (gather ? 3.0 : 6.0) * bytes / hbm;
+}
+
+/* ZeRO-3 as DeepSpeed v0.3.13 .. v0.5.10 (2021-03 .. 2022-01) runs it (software
+ * zero3_blocking), for chunk x: every parameter tensor is gathered by its own all-gather
+ * (Init._allgather_param in deepspeed/runtime/zero/partition_parameters.py, v0.3.13 12a53b4 to
+ * v0.5.10: one torch.distributed.all_gather per parameter, preceded by
+ * torch.cuda.synchronize(), so the gather waits for all queued compute and the compute after
+ * it waits in fetch_sub_module's _synchronize_communication, another device synchronization),
+ * and every tensor's gradient by its own reduce-scatter (_reduce_scatter_gradient), which the
+ * next fetch's synchronization waits for. None of it overlaps compute: a task lasts its
+ * compute plus each tensor's collective and its memory passes (z3_copies), in sequence. Each
+ * sub-module (norm, QKV, projection, norm, MLP GEMMs; weight and bias separate tensors when
+ * the model has biases) is fetched in the forward; under full recomputation the recomputed
+ * forward fetches it again and the backward fetches those whose reuse distance (elements
+ * fetched between the recomputation's use and the backward's: twice the layer's later
+ * sub-modules) reaches Z3_MAX_REUSE_DISTANCE
+ * (PartitionedParameterCoordinator._keep_for_later); without recomputation the backward
+ * fetches every sub-module (its reuse distance is the rest of the model). Tensors under the
+ * param_persistence_threshold default (1e5 elements: norms and biases) stay gathered
+ * (ds_persist) and are only reduce-scattered. The embedding (first chunk) and an untied output
+ * layer count as one tensor each. v0.6.0 (2022-03; PR #1453 of 2022-01-20) replaced this fetch
+ * by coalesced all-gathers waited on by CUDA events: this path does not describe DeepSpeed
+ * from then on.
+ */
+static void z3_blocking(const struct ts_job *job, const struct ts_compute *c,
+                        struct ts_step_chunk *x, int layers, int full, bool has_embed, bool has_output,
+                        const struct ts_group *shard, const struct ts_group *replicas,
+                        double w_bytes, double g_bytes)
+{
+    const struct ts_system *sys = &job->system;
+    const struct ts_model *m = &job->model;
+    double h = m->hidden, f = m->ffn_hidden;
+    double q = (double)m->heads * m->head_dim, kv = (double)m->kv_heads * m->head_dim;
+    int b = m->bias ? 1 : 0;
+    /* Sub-modules of one layer in forward order: weight elements, bias elements. */
+    double w[6], bi[6];
+    int n = 0;
+    w[n] = h; bi[n++] = b * h;                          /* input norm */
+    w[n] = h * (q + 2 * kv); bi[n++] = b * (q + 2 * kv);/* fused QKV */
+    w[n] = q * h; bi[n++] = b * h;                      /* output projection */
+    w[n] = h; bi[n++] = b * h;                          /* post-attention norm */
+    if (m->ffn == TS_FFN_SWIGLU) {
+        w[n] = 2 * h * f; bi[n++] = 0;                  /* gate and up: two tensors, below */
+    } else {
+        w[n] = h * f; bi[n++] = b * f;                  /* first MLP GEMM */
+    }
+    w[n] = f * h; bi[n++] = b * h;                      /* second MLP GEMM */
+    double total = 0.0;
+    for (int i = 0; i < n; i++)
+        total += w[i] + bi[i];
+    /* Elements on this GPU's shard of the model per element of the sub-module list (TP
+     * splits, MoE layers' average). */
+    double embed_params = has_embed ? c->embed.params : 0.0;
+    double out_params = has_output ? c->output.params : 0.0;
+    double layer_params = c->moe && layers > 0 ? (x->params - embed_params - out_params) / layers
+                                               : c->layer.params;
+    double scale = layer_params / total;
+    /* The profile's fitted constant for this device, if it is a ZeRO-3 one, multiplies the
+     * bandwidth part of every collective here (configs/software: "calibration"). */
+    double z3k = 1.0;
+    for (int i = 0; i < job->parallel.sw.n_cal; i++)
+        if (strcmp(job->parallel.sw.cal_device[i], sys->accel.name) == 0)
+            z3k = job->parallel.sw.cal_z3_scale[i];
+    double ag_layer = 0.0, reag_layer = 0.0, rs_layer = 0.0, later = 0.0;
+    for (int i = n - 1; i >= 0; i--) {
+        struct ts_coll_cost cw, cb, rw, rb;
+        int split = (m->ffn == TS_FFN_SWIGLU && i == n - 2) ? 2 : 1;
+        ts_comm_collective(sys, TS_COLL_ALLGATHER, shard, w[i] / split * scale * w_bytes, &cw);
+        z3_reduce_cost(sys, TS_COLL_REDUCESCATTER, shard, replicas, w[i] / split * scale * g_bytes,
+                       &rw);
+        double wb = w[i] / split * scale;   /* elements of one weight tensor on this GPU */
+        double ag = wb >= Z3_PERSISTENCE_THRESHOLD
+                        ? split * (z3_time(&cw, z3k) + z3_copies(job, wb * w_bytes, true))
+                        : 0.0;
+        double rs = split * (z3_time(&rw, z3k) + z3_copies(job, wb * g_bytes, false));
+        if (bi[i] > 0) {
+            ts_comm_collective(sys, TS_COLL_ALLGATHER, shard, bi[i] * scale * w_bytes, &cb);
+            z3_reduce_cost(sys, TS_COLL_REDUCESCATTER, shard, replicas, bi[i] * scale * g_bytes,
+                           &rb);
+            double bb = bi[i] * scale;
+            ag += bb >= Z3_PERSISTENCE_THRESHOLD
+                      ? z3_time(&cb, z3k) + z3_copies(job, bb * w_bytes, true)
+                      : 0.0;
+            rs += z3_time(&rb, z3k) + z3_copies(job, bb * g_bytes, false);
+        }
+        ag_layer += ag;
+        rs_layer += rs;
+        if (2 * later >= Z3_MAX_REUSE_DISTANCE)
+            reag_layer += ag;
+        later += w[i] + bi[i];
+    }
+    double head_ag = 0.0, head_rs = 0.0;
+    double head_params[2] = {embed_params, out_params};   /* output: 0 when tied, pp 1 */
+    for (int i = 0; i < 2; i++) {
+        if (head_params[i] <= 0)
+            continue;
+        struct ts_coll_cost ag, rs;
+        ts_comm_collective(sys, TS_COLL_ALLGATHER, shard, head_params[i] * w_bytes, &ag);
+        z3_reduce_cost(sys, TS_COLL_REDUCESCATTER, shard, replicas, head_params[i] * g_bytes, &rs);
+        if (head_params[i] >= Z3_PERSISTENCE_THRESHOLD)
+            head_ag += z3_time(&ag, z3k) + z3_copies(job, head_params[i] * w_bytes, true);
+        head_rs += z3_time(&rs, z3k) + z3_copies(job, head_params[i] * g_bytes, false);
+    }
+    /* Layers whose whole forward the backward re-runs: the full_every picks, or all of them
+     * under full recomputation. */
+    int whole = full + (ts_recompute_rerun(&job->parallel) == TS_RERUN_LAYER ? layers - full : 0);
+    x->fwd_z3_s = layers * ag_layer + head_ag;
+    x->bwd_z3_s = layers * (ag_layer + rs_layer) + whole * reag_layer + head_ag + head_rs;
+    x->fwd_s += x->fwd_z3_s;
+    x->bwd_s += x->bwd_z3_s;
+    x->z3_gather_latency_s = x->z3_gather_bytes = 0.0;
+    x->z3_bgather_latency_s = x->z3_bgather_bytes = 0.0;
+    x->z3_scatter_latency_s = x->z3_scatter_bytes = 0.0;
+}
+
 /* The ZeRO-3 / FSDP part of chunk x (layers layers, one microbatch's forward layer_f and
  * backward layer_b per layer, the embedding on the first chunk and the output layer on the
  * last): units of fsdp_unit_layers layers, the first unit of each task gathered before it
@@ -655,10 +800,16 @@ void ts_step_plan_build(const struct ts_job *job, const struct ts_compute *c,
                 bool after = g_replicas.size > 1 && !par->dp_overlap;
                 struct ts_group none;
                 ts_comm_group_strided(sys, 1, 1, &none);
-                z3_chunk(job, c, x, layers, layer_f,
-                         ((layers - full) * layer_b + full * layer_b_full) / layers, k == 0 && ch == 0,
-                         k == p - 1 && ch == v - 1, &g_shard, after ? &none : &g_replicas, w_bytes,
-                         g_bytes, plan);
+                if (par->sw.zero3_blocking) {
+                    z3_blocking(job, c, x, layers, full, k == 0 && ch == 0,
+                                k == p - 1 && ch == v - 1, &g_shard, after ? &none : &g_replicas,
+                                w_bytes, g_bytes);
+                } else {
+                    z3_chunk(job, c, x, layers, layer_f,
+                             ((layers - full) * layer_b + full * layer_b_full) / layers,
+                             k == 0 && ch == 0, k == p - 1 && ch == v - 1, &g_shard,
+                             after ? &none : &g_replicas, w_bytes, g_bytes, plan);
+                }
                 if (after) {
                     TS_ASSERT(par->bucket_bytes > 0, "bucket_bytes %g: the job parser sets the "
                               "default", par->bucket_bytes);
