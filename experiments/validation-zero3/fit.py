@@ -26,49 +26,21 @@ Standard library only; deterministic (fixed bisection steps, value rounded to 4 
 """
 import argparse
 import collections
-import json
 import os
-import subprocess
-import tempfile
+import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.dirname(HERE))
+from validation_common import ROOT, bisect, load, predict, write_calibration  # noqa: E402
+
 PROFILE, DEVICE = "deepspeed-zero3", "a100-sxm-80g"
 FIT = "narayanan-z3-174.6b-g768"
 
 
-def load(path):
-    with open(os.path.join(ROOT, path)) as f:
-        return json.load(f, object_pairs_hook=collections.OrderedDict)
-
-
-def predict(trainsim, job, scale):
-    sw = load("configs/software/%s.json" % PROFILE)
-    sw["calibration"] = {"note": "fit", "constants": [
-        {"device": DEVICE, "zero3_comm_scale": scale, "row": "fit"}]}
-    job = dict(job, software=sw)
-    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
-        json.dump(job, f)
-        name = f.name
-    try:
-        out = subprocess.run([trainsim, "run", name, "--format", "json"], check=True,
-                             capture_output=True, text=True,
-                             env=dict(os.environ, TRAINSIM_HOME=ROOT)).stdout
-    finally:
-        os.unlink(name)
-    d = json.loads(out)
-    return d["tokens_per_s"] / d["gpus"]
-
-
-def bisect(trainsim, job, target):
-    lo, hi = 0.05, 20.0
-    for _ in range(40):
-        mid = 0.5 * (lo + hi)
-        if predict(trainsim, job, mid) > target:
-            lo = mid
-        else:
-            hi = mid
-    return round(0.5 * (lo + hi), 4)
+def fit(trainsim, job, target):
+    """zero3_comm_scale lengthens the collectives: predicted tokens/s/GPU falls with it."""
+    return bisect(lambda v: predict(trainsim, job, PROFILE, DEVICE, "zero3_comm_scale", v),
+                  target, 0.05, 20.0, rising=False)
 
 
 def main():
@@ -80,26 +52,20 @@ def main():
     if args.each:
         for name, r in published.items():
             job = load("configs/validation/zero3/%s.json" % name)
-            print("%-28s %.4f" % (name, bisect(args.trainsim, job, r["published_tokens_per_s_per_gpu"])))
+            print("%-28s %.4f" % (name, fit(args.trainsim, job, r["published_tokens_per_s_per_gpu"])))
         return
     target = published[FIT]["published_tokens_per_s_per_gpu"]
-    scale = bisect(args.trainsim, load("configs/validation/zero3/%s.json" % FIT), target)
+    scale = fit(args.trainsim, load("configs/validation/zero3/%s.json" % FIT), target)
     row = ("Narayanan et al. SC21 Table 2, ZeRO-3 174.6B on 768 GPUs, batch 1536, microbatch 2, "
            "88 teraFLOP/s per GPU (configs/validation/zero3/%s.json): %.2f tokens/s/GPU"
            % (FIT, target))
     print("%s %s zero3_comm_scale %.4f  <- %s" % (PROFILE, DEVICE, scale, row))
-    path = "configs/software/%s.json" % PROFILE
-    sw = load(path)
-    sw["calibration"] = collections.OrderedDict([
-        ("note", "One zero3_comm_scale on a100-sxm-80g (multiplies the network time of every "
-                 "ZeRO-3 collective), fitted by experiments/validation-zero3/fit.py on the row "
-                 "named with it: the collective time the mechanisms leave unexplained. The other "
-                 "five Narayanan et al. Table 2 rows are validation; other devices unfitted."),
-        ("constants", [collections.OrderedDict([
-            ("device", DEVICE), ("zero3_comm_scale", scale), ("row", row)])])])
-    with open(os.path.join(ROOT, path), "w") as f:
-        json.dump(sw, f, indent=2, ensure_ascii=False)
-        f.write("\n")
+    write_calibration(PROFILE, (
+        "One zero3_comm_scale on a100-sxm-80g (multiplies the network time of every "
+        "ZeRO-3 collective), fitted by experiments/validation-zero3/fit.py on the row "
+        "named with it: the collective time the mechanisms leave unexplained. The other "
+        "five Narayanan et al. Table 2 rows are validation; other devices unfitted."),
+        [collections.OrderedDict([("device", DEVICE), ("zero3_comm_scale", scale), ("row", row)])])
 
 
 if __name__ == "__main__":
