@@ -11,23 +11,9 @@
 X=$ROOT/experiments/validation-zero3
 R=$ROOT/experiments/validation-others/results.py
 
-# The jobs are generated from the cited rows (make_jobs.py also rewrites published.json in its
-# own folder, so it runs on a copy of the experiment).
-mkdir -p "$tmp/exp/experiments"
-cp -r "$X" "$tmp/exp/experiments/validation-zero3"
-rm -rf "$tmp/exp/experiments/validation-zero3/out"
-python3 "$tmp/exp/experiments/validation-zero3/make_jobs.py" --out "$tmp/jobs" >"$tmp/make.out" 2>&1 ||
-    fail "make_jobs.py failed: $(cat "$tmp/make.out")"
-shipped=("$ROOT"/configs/validation/zero3/*.json)
-made=("$tmp"/jobs/*.json)
+# The jobs are generated from the cited rows.
+expect_made_jobs validation-zero3 configs/validation/zero3
 [ "${#shipped[@]}" -eq 6 ] || fail "${#shipped[@]} shipped jobs, Table 2 has 6 ZeRO-3 rows"
-[ "${#shipped[@]}" -eq "${#made[@]}" ] || fail "${#shipped[@]} shipped jobs, make_jobs.py writes ${#made[@]}"
-for f in "${made[@]}"; do
-    cmp -s "$f" "$ROOT/configs/validation/zero3/$(basename "$f")" ||
-        fail "configs/validation/zero3/$(basename "$f") differs from what make_jobs.py writes"
-done
-cmp -s "$tmp/exp/experiments/validation-zero3/published.json" "$X/published.json" ||
-    fail "experiments/validation-zero3/published.json differs from what make_jobs.py writes"
 # The published figure is the table's teraFLOP/s over eq. (3) per token: 144 TFLOP/s on the
 # 174.6B model (96 layers, hidden 12288, s 2048, V 51200) is 144e12 / (96 x 96 x 12288^2 x
 # (1 + 2048 / 73728 + 51200 / 18874368)) = 100.418 tokens/s per GPU.

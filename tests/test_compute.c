@@ -9,6 +9,7 @@
  * ctest sets to the source tree.
  */
 #include "test_helpers.h"
+#include "test_job.h"
 
 #include "compute/compute.h"
 #include "spec/spec.h"
@@ -29,16 +30,7 @@ static void job_from_json(struct ts_job *job, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
-    cJSON *doc = ts_test_json(text);
-    struct ts_jnode root = ts_jnode_root(doc, "test.json");
-    struct ts_err err;
-    ts_err_clear(&err);
-    int rc = ts_job_parse(&root, NULL, job, &err);
-    cJSON_Delete(doc);
-    if (rc != TS_OK) {
-        print_error("job does not parse: %s\n%s\n", err.msg, text);
-        fail();
-    }
+    parse_job(text, job);
 }
 
 /* An accelerator whose numbers make hand computation easy: 100 TFLOP/s at a constant GEMM

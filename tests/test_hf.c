@@ -8,25 +8,12 @@
  * The files are found under TS_TEST_DATA and the catalogue under TRAINSIM_HOME, which ctest sets.
  */
 #include "test_helpers.h"
+#include "test_job.h"
 
 #include "compute/compute.h"
 #include "spec/spec.h"
 
 /* ---------------------------------------------------------------- fixtures */
-
-static void job_from_text(struct ts_job *job, const char *text)
-{
-    cJSON *doc = ts_test_json(text);
-    struct ts_jnode root = ts_jnode_root(doc, "test.json");
-    struct ts_err err;
-    ts_err_clear(&err);
-    int rc = ts_job_parse(&root, NULL, job, &err);
-    cJSON_Delete(doc);
-    if (rc != TS_OK) {
-        print_error("job does not parse: %s\n%s\n", err.msg, text);
-        fail();
-    }
-}
 
 /* A one-node job around a model reference (a JSON value). */
 static void job_with(struct ts_job *job, const char *model)
@@ -35,7 +22,7 @@ static void job_with(struct ts_job *job, const char *model)
     snprintf(text, sizeof text,
              "{\"model\": %s, \"system\": \"dgx-h100\", \"gpus\": 8, \"global_batch\": 8, "
              "\"reliability\": \"none\"}", model);
-    job_from_text(job, text);
+    parse_job(text, job);
 }
 
 /* The import of tests/data/hf/FILE.json, with the pre-training context overridden where the

@@ -9,6 +9,7 @@
  * one the test chose.
  */
 #include "test_helpers.h"
+#include "test_job.h"
 
 #include "spec/spec.h"
 #include "step/step.h"
@@ -761,37 +762,46 @@ static void korthikanti_175b_evaluates_feasibly_with_one_compute_span_per_task(v
 
 /* ---------------------------------------------------------------- context parallelism */
 
-/* Exposed context-parallel time of one layer's forward (tp 1: no TP traffic) for llama3-8b at
- * seq 32768 on 2 dgx-h100 nodes, cp 8, placed by `order`. */
-static double cp_forward_comm(const char *order, struct ts_compute *c, struct ts_system *sys,
-                              double *bwd_comm)
+/* The llama3-8b-shaped job at seq 32768 on 2 dgx-h100 nodes, cp 8 (tp 1: no TP traffic),
+ * placed by `order`, on `software` (a JSON value; NULL: the default profile): its compute in
+ * *c and the exposed context-parallel time of one layer's forward and backward in its plan.
+ * Returns the job (the caller frees it). */
+static struct ts_job *cp_job(const char *software, const char *order, struct ts_compute *c,
+                             double *fwd_comm, double *bwd_comm)
 {
-    char text[1024];
+    char sw[640] = "";
+    if (software)
+        snprintf(sw, sizeof sw, " \"software\": %s,", software);
+    char text[1536];
     snprintf(text, sizeof text,
              "{\"model\": {\"name\": \"m\", \"layers\": 4, \"hidden\": 4096, \"heads\": 32,"
              " \"kv_heads\": 8, \"ffn_hidden\": 14336, \"ffn\": \"swiglu\", \"vocab\": 128256,"
-             " \"seq_len\": 32768}, \"system\": \"dgx-h100\", \"gpus\": 16, \"global_batch\": 2,"
-             " \"parallel\": {\"tp\": 1, \"pp\": 1, \"cp\": 8, \"order\": \"%s\"}}", order);
-    cJSON *doc = ts_test_json(text);
-    struct ts_jnode root = ts_jnode_root(doc, "test.json");
+             " \"seq_len\": 32768}, \"system\": \"dgx-h100\", \"gpus\": 16, \"global_batch\": 2,%s"
+             " \"parallel\": {\"tp\": 1, \"pp\": 1, \"cp\": 8, \"order\": \"%s\"}}", sw, order);
     struct ts_job *job = ts_xmalloc(sizeof *job);
-    struct ts_err err;
-    int rc = ts_job_parse(&root, NULL, job, &err);
-    cJSON_Delete(doc);
-    if (rc)
-        print_error("%s\n", err.msg);
-    assert_int_equal(rc, TS_OK);
+    parse_job(text, job);
     ts_compute_build(job, c);
     struct ts_eval_scratch s;
     assert_int_equal(ts_eval_scratch_init(&s), 0);
     ts_step_plan_build(job, c, &s.plan);
-    double comm = s.plan.layer_fwd_s - c->layer.fwd.time_s;
-    if (bwd_comm)
-        *bwd_comm = s.plan.layer_bwd_s - c->layer.bwd.time_s;
-    *sys = job->system;
+    *fwd_comm = s.plan.layer_fwd_s - c->layer.fwd.time_s;
+    *bwd_comm = s.plan.layer_bwd_s - c->layer.bwd.time_s;
     ts_eval_scratch_free(&s);
+    return job;
+}
+
+/* cp_job on the default profile: the exposed forward time, *sys the job's system and, when
+ * bwd_comm is not NULL, the exposed backward time. */
+static double cp_forward_comm(const char *order, struct ts_compute *c, struct ts_system *sys,
+                              double *bwd_comm)
+{
+    double fwd, bwd;
+    struct ts_job *job = cp_job(NULL, order, c, &fwd, &bwd);
+    if (bwd_comm)
+        *bwd_comm = bwd;
+    *sys = job->system;
     free(job);
-    return comm;
+    return fwd;
 }
 
 /* Each ring step passes a K/V block to the next rank: inside one node over NVLink, across
@@ -841,7 +851,7 @@ static void context_parallel_backward_exposes_the_last_gradient_hop(void **state
 
 /* PyTorch context_parallel as torchtitan runs it (software context_parallel: rotate
  * "allgather", repeat_kv, grad_dtype fp32; comm_contention as given) on the job of
- * cp_forward_comm: the plan's exposed forward and backward CP time of one layer. */
+ * cp_job: the plan's exposed forward and backward CP time of one layer. */
 #define PT_CP_SOFTWARE                                                                      \
     "{\"name\": \"pt\", \"description\": \"d\", \"source\": \"s\", \"comm_contention\": %s, " \
     "\"context_parallel\": {\"rotate\": \"allgather\", \"repeat_kv\": true, "                 \
@@ -849,31 +859,9 @@ static void context_parallel_backward_exposes_the_last_gradient_hop(void **state
 static struct ts_job *pt_cp_job(const char *order, const char *contention, struct ts_compute *c,
                                 double *fwd_comm, double *bwd_comm)
 {
-    char sw[512], text[1536];
+    char sw[512];
     snprintf(sw, sizeof sw, PT_CP_SOFTWARE, contention);
-    snprintf(text, sizeof text,
-             "{\"model\": {\"name\": \"m\", \"layers\": 4, \"hidden\": 4096, \"heads\": 32,"
-             " \"kv_heads\": 8, \"ffn_hidden\": 14336, \"ffn\": \"swiglu\", \"vocab\": 128256,"
-             " \"seq_len\": 32768}, \"system\": \"dgx-h100\", \"gpus\": 16, \"global_batch\": 2,"
-             " \"software\": %s,"
-             " \"parallel\": {\"tp\": 1, \"pp\": 1, \"cp\": 8, \"order\": \"%s\"}}", sw, order);
-    cJSON *doc = ts_test_json(text);
-    struct ts_jnode root = ts_jnode_root(doc, "test.json");
-    struct ts_job *job = ts_xmalloc(sizeof *job);
-    struct ts_err err;
-    int rc = ts_job_parse(&root, NULL, job, &err);
-    cJSON_Delete(doc);
-    if (rc)
-        print_error("%s\n", err.msg);
-    assert_int_equal(rc, TS_OK);
-    ts_compute_build(job, c);
-    struct ts_eval_scratch s;
-    assert_int_equal(ts_eval_scratch_init(&s), 0);
-    ts_step_plan_build(job, c, &s.plan);
-    *fwd_comm = s.plan.layer_fwd_s - c->layer.fwd.time_s;
-    *bwd_comm = s.plan.layer_bwd_s - c->layer.bwd.time_s;
-    ts_eval_scratch_free(&s);
-    return job;
+    return cp_job(sw, order, c, fwd_comm, bwd_comm);
 }
 
 /* With the all-gather rotation every rank's K/V (query heads: 32, repeated from 8) arrive
@@ -956,25 +944,7 @@ static void fsdp_job(struct ts_job *job, int unit_layers, const char *net, int z
              "\"gpus\": 16, \"global_batch\": 64, \"parallel\": {\"zero\": %d, "
              "\"fsdp_unit_layers\": %d}}",
              net, zero, unit_layers);
-    cJSON *doc = ts_test_json(text);
-    struct ts_jnode root = ts_jnode_root(doc, "test.json");
-    struct ts_err err;
-    ts_err_clear(&err);
-    int rc = ts_job_parse(&root, NULL, job, &err);
-    if (rc == TS_OK)
-        rc = ts_job_validate(job, "test.json", &err);
-    cJSON_Delete(doc);
-    if (rc != TS_OK) {
-        print_error("%s\n", err.msg);
-        fail();
-    }
-}
-
-static void fsdp_plan(const struct ts_job *job, struct ts_compute *c, struct ts_step_plan *pl)
-{
-    ts_compute_build(job, c);
-    assert_int_equal(ts_step_plan_init(pl, 1, 1), 0);
-    ts_step_plan_build(job, c, pl);
+    parse_valid_job(text, job);
 }
 
 static void fsdp_with_one_unit_per_chunk_is_zero3_at_chunk_granularity(void **state)
@@ -990,8 +960,8 @@ static void fsdp_with_one_unit_per_chunk_is_zero3_at_chunk_granularity(void **st
         fsdp_job(&z1, 8, nets[i], 1);
         struct ts_compute c3, c1;
         struct ts_step_plan p3, p1;
-        fsdp_plan(&z3, &c3, &p3);
-        fsdp_plan(&z1, &c1, &p1);
+        build_plan(&z3, &c3, &p3);
+        build_plan(&z1, &c1, &p1);
         const struct ts_step_chunk *x = &p3.chunk[0];
         assert_close(x->fwd_s, p1.chunk[0].fwd_s, 1e-15, 0);
         assert_close(x->bwd_s, p1.chunk[0].bwd_s, 1e-15, 0);
@@ -1026,9 +996,9 @@ static void fsdp_units_hide_gathers_behind_compute_as_a_flow_shop(void **state)
     fsdp_job(&base, 1, "1 Gb/s", 1);
     struct ts_compute cs, cf, cb;
     struct ts_step_plan ps, pf, pb;
-    fsdp_plan(&slow, &cs, &ps);
-    fsdp_plan(&fast, &cf, &pf);
-    fsdp_plan(&base, &cb, &pb);
+    build_plan(&slow, &cs, &ps);
+    build_plan(&fast, &cf, &pf);
+    build_plan(&base, &cb, &pb);
     int n = 8;
     double c = pb.layer_fwd_s, cbk = pb.layer_bwd_s + pb.layer_recompute_s;
     double out_f = cb.output.fwd.time_s, emb_b = cb.embed.bwd.time_s;
@@ -1085,8 +1055,8 @@ static void fsdp_unit_compute_slows_by_the_contention_of_the_collectives_beside_
         off.system.accel.overlap_slowdown = slow_down;   /* ignored: contention off */
         struct ts_compute c0, c1;
         struct ts_step_plan p0, p1;
-        fsdp_plan(&off, &c0, &p0);
-        fsdp_plan(&on, &c1, &p1);
+        build_plan(&off, &c0, &p0);
+        build_plan(&on, &c1, &p1);
         struct ts_group g;
         ts_comm_group(&on.system, &on.parallel, TS_PDIM_DP, &g);
         struct ts_coll_cost ag, rs;
@@ -1125,8 +1095,8 @@ static void fsdp2_copies_add_a_copy_out_per_gather_and_a_copy_in_per_backward_un
     on.parallel.sw.fsdp2_copies = true;
     struct ts_compute c0, c1;
     struct ts_step_plan p0, p1;
-    fsdp_plan(&off, &c0, &p0);
-    fsdp_plan(&on, &c1, &p1);
+    build_plan(&off, &c0, &p0);
+    build_plan(&on, &c1, &p1);
     const struct ts_accel *a = &on.system.accel;
     double bw = a->memory_bandwidth * a->memory_efficiency;
     double lat = on.parallel.sw.kernel_latency_s >= 0 ? on.parallel.sw.kernel_latency_s
@@ -1145,8 +1115,8 @@ static void fsdp2_copies_add_a_copy_out_per_gather_and_a_copy_in_per_backward_un
     z1off.parallel.sw.fsdp2_copies = false;
     struct ts_compute c2, c3;
     struct ts_step_plan p2, p3;
-    fsdp_plan(&z1off, &c2, &p2);
-    fsdp_plan(&z1on, &c3, &p3);
+    build_plan(&z1off, &c2, &p2);
+    build_plan(&z1on, &c3, &p3);
     assert_close(p3.chunk[0].fwd_s, p2.chunk[0].fwd_s, 1e-15, 0);
     assert_close(p3.chunk[0].bwd_s, p2.chunk[0].bwd_s, 1e-15, 0);
     ts_step_plan_free(&p0);
@@ -1171,18 +1141,7 @@ static void fsdp_fp8_job(struct ts_job *job, bool fp8_allgather)
              "\"gpus\": 16, \"global_batch\": 64, \"precision\": \"fp8\", \"parallel\": "
              "{\"zero\": 3, \"fsdp_unit_layers\": 1, \"fsdp_fp8_allgather\": %s}}",
              fp8_allgather ? "true" : "false");
-    cJSON *doc = ts_test_json(text);
-    struct ts_jnode root = ts_jnode_root(doc, "test.json");
-    struct ts_err err;
-    ts_err_clear(&err);
-    int rc = ts_job_parse(&root, NULL, job, &err);
-    if (rc == TS_OK)
-        rc = ts_job_validate(job, "test.json", &err);
-    cJSON_Delete(doc);
-    if (rc != TS_OK) {
-        print_error("%s\n", err.msg);
-        fail();
-    }
+    parse_valid_job(text, job);
 }
 
 static void fsdp_float8_all_gather_moves_the_layers_weights_at_one_byte(void **state)
@@ -1197,8 +1156,8 @@ static void fsdp_float8_all_gather_moves_the_layers_weights_at_one_byte(void **s
     fsdp_fp8_job(&on, true);
     struct ts_compute c0, c1;
     struct ts_step_plan p0, p1;
-    fsdp_plan(&off, &c0, &p0);
-    fsdp_plan(&on, &c1, &p1);
+    build_plan(&off, &c0, &p0);
+    build_plan(&on, &c1, &p1);
     struct ts_group g;
     ts_comm_group(&on.system, &on.parallel, TS_PDIM_DP, &g);
     double P = c1.layer.params, E = c1.embed.params;
@@ -1234,9 +1193,9 @@ static void fsdp_without_backward_prefetch_queues_each_gather_behind_the_reduce_
         fsdp_job(&base, 1, nets[i], 1);
         struct ts_compute cp, cq, cb;
         struct ts_step_plan pp, pq, pb;
-        fsdp_plan(&pre, &cp, &pp);
-        fsdp_plan(&post, &cq, &pq);
-        fsdp_plan(&base, &cb, &pb);
+        build_plan(&pre, &cp, &pp);
+        build_plan(&post, &cq, &pq);
+        build_plan(&base, &cb, &pb);
         int n = 8;
         double cbk = pb.layer_bwd_s + pb.layer_recompute_s;
         double head_b = pb.chunk[0].bwd_s - n * cbk - cb.embed.bwd.time_s;
@@ -1270,7 +1229,7 @@ static void hybrid_sharding_gathers_inside_the_group_and_all_reduces_across_repl
     job.parallel.zero_group = 8;
     struct ts_compute c;
     struct ts_step_plan pl;
-    fsdp_plan(&job, &c, &pl);
+    build_plan(&job, &c, &pl);
     const struct ts_step_chunk *x = &pl.chunk[0];
     struct ts_group shard, replicas;
     ts_comm_group_strided(&job.system, 8, 1, &shard);
@@ -1318,8 +1277,8 @@ static void hybrid_sharding_without_dp_overlap_all_reduces_across_replicas_after
         off.parallel.dp_overlap = false;
         struct ts_compute con, coff;
         struct ts_step_plan pon, poff;
-        fsdp_plan(&on, &con, &pon);
-        fsdp_plan(&off, &coff, &poff);
+        build_plan(&on, &con, &pon);
+        build_plan(&off, &coff, &poff);
         const struct ts_step_chunk *x = &poff.chunk[0];
         assert_int_equal(pon.chunk[0].buckets, 0);
         struct ts_group replicas;

@@ -8,6 +8,7 @@
  * biases) and price each with the collective model.
  */
 #include "test_helpers.h"
+#include "test_job.h"
 
 #include "compute/compute.h"
 #include "spec/spec.h"
@@ -37,25 +38,7 @@ static void z3_job(struct ts_job *job, int zero, bool blocking, double scale)
              "\"gpus\": 16, \"global_batch\": 16, \"precision\": \"bf16\", "
              "\"parallel\": {\"zero\": %d, \"recompute\": \"full\"}}",
              blocking ? "true" : "false", cal, zero);
-    cJSON *doc = ts_test_json(text);
-    struct ts_jnode root = ts_jnode_root(doc, "test.json");
-    struct ts_err err;
-    ts_err_clear(&err);
-    int rc = ts_job_parse(&root, NULL, job, &err);
-    if (rc == TS_OK)
-        rc = ts_job_validate(job, "test.json", &err);
-    cJSON_Delete(doc);
-    if (rc != TS_OK) {
-        print_error("%s\n", err.msg);
-        fail();
-    }
-}
-
-static void z3_plan(const struct ts_job *job, struct ts_compute *c, struct ts_step_plan *pl)
-{
-    ts_compute_build(job, c);
-    assert_int_equal(ts_step_plan_init(pl, 1, 1), 0);
-    ts_step_plan_build(job, c, pl);
+    parse_valid_job(text, job);
 }
 
 /* Time of one collective on the job's data-parallel group; *lat gets its latency part. */
@@ -108,8 +91,8 @@ static void blocking_zero3_pays_every_tensor_collective_beside_the_compute(void 
     z3_job(&z1, 1, true, 0);
     struct ts_compute c3, c1;
     struct ts_step_plan p3, p1;
-    z3_plan(&z3, &c3, &p3);
-    z3_plan(&z1, &c1, &p1);
+    build_plan(&z3, &c3, &p3);
+    build_plan(&z1, &c1, &p1);
     double t[NT];
     layer_tensors(t);
     /* Gathered: the four GEMM weights (norms and biases are under 1e5 elements: persistent).
@@ -170,8 +153,8 @@ static void zero3_comm_scale_multiplies_the_network_bandwidth_part_of_each_colle
     z3_job(&three, 3, true, 3.0);
     struct ts_compute c1, c3;
     struct ts_step_plan p1, p3;
-    z3_plan(&one, &c1, &p1);
-    z3_plan(&three, &c3, &p3);
+    build_plan(&one, &c1, &p1);
+    build_plan(&three, &c3, &p3);
     double t[NT];
     layer_tensors(t);
     double lat = 0.0;   /* latency and memory passes of the forward's gathers: not scaled */
