@@ -71,6 +71,14 @@ def embeddings(c, cfg, v, h, tied):
         c.add("output_head", v * h)
 
 
+def gqa_shape(cfg):
+    """hidden, layers, vocabulary, heads, KV heads (default: heads) and head_dim (default:
+    hidden / heads) of a GQA model's config."""
+    h, nh = cfg["hidden_size"], cfg["num_attention_heads"]
+    return (h, cfg["num_hidden_layers"], cfg["vocab_size"], nh,
+            _get(cfg, "num_key_value_heads", nh), _get(cfg, "head_dim", h // nh))
+
+
 def gqa_attention(h, nh, nkv, hd, qkv_bias=False, o_bias=False):
     n = h * nh * hd + 2 * h * nkv * hd + nh * hd * h
     if qkv_bias:
@@ -83,10 +91,7 @@ def gqa_attention(h, nh, nkv, hd, qkv_bias=False, o_bias=False):
 def count_llama_like(cfg, qkv_bias=False, qk_norm=False):
     """Llama 3.x, Mistral, Qwen2 (qkv_bias), Qwen3 (qk_norm), Phi-3 (fused, same count)."""
     c = Count()
-    h, L, v = cfg["hidden_size"], cfg["num_hidden_layers"], cfg["vocab_size"]
-    nh = cfg["num_attention_heads"]
-    nkv = _get(cfg, "num_key_value_heads", nh)
-    hd = _get(cfg, "head_dim", h // nh)
+    h, L, v, nh, nkv, hd = gqa_shape(cfg)
     ff = cfg["intermediate_size"]
     bias = bool(cfg.get("attention_bias", False))
     embeddings(c, cfg, v, h, bool(cfg.get("tie_word_embeddings", False)))
@@ -100,10 +105,7 @@ def count_llama_like(cfg, qkv_bias=False, qk_norm=False):
 
 def count_qwen3_moe(cfg):
     c = Count()
-    h, L, v = cfg["hidden_size"], cfg["num_hidden_layers"], cfg["vocab_size"]
-    nh = cfg["num_attention_heads"]
-    nkv = _get(cfg, "num_key_value_heads", nh)
-    hd = _get(cfg, "head_dim", h // nh)
+    h, L, v, nh, nkv, hd = gqa_shape(cfg)
     e, k = cfg["num_experts"], cfg["num_experts_per_tok"]
     eff, ff = cfg["moe_intermediate_size"], cfg["intermediate_size"]
     step = _get(cfg, "decoder_sparse_step", 1)
@@ -123,10 +125,7 @@ def count_qwen3_moe(cfg):
 
 def count_mixtral(cfg):
     c = Count()
-    h, L, v = cfg["hidden_size"], cfg["num_hidden_layers"], cfg["vocab_size"]
-    nh = cfg["num_attention_heads"]
-    nkv = _get(cfg, "num_key_value_heads", nh)
-    hd = _get(cfg, "head_dim", h // nh)
+    h, L, v, nh, nkv, hd = gqa_shape(cfg)
     e, k, ff = cfg["num_local_experts"], cfg["num_experts_per_tok"], cfg["intermediate_size"]
     embeddings(c, cfg, v, h, bool(cfg.get("tie_word_embeddings", False)))
     c.add("attention", L * gqa_attention(h, nh, nkv, hd))
@@ -281,10 +280,7 @@ def count_llama4(cfg):
     """
     t = cfg.get("text_config", cfg)
     c = Count()
-    h, L, v = t["hidden_size"], t["num_hidden_layers"], t["vocab_size"]
-    nh = t["num_attention_heads"]
-    nkv = _get(t, "num_key_value_heads", nh)
-    hd = _get(t, "head_dim", h // nh)
+    h, L, v, nh, nkv, hd = gqa_shape(t)
     e, k = t["num_local_experts"], t["num_experts_per_tok"]
     eff, dff = t["intermediate_size"], t["intermediate_size_mlp"]
     step = _get(t, "interleave_moe_layer_step", 1)
