@@ -90,6 +90,12 @@ enum ts_algo { TS_ALGO_RING, TS_ALGO_TREE, TS_ALGO_HIERARCHICAL, TS_ALGO_NVLS, T
                TS_ALGO_DIRECT, TS_ALGO_COUNT };
 extern const char *const ts_algo_names[TS_ALGO_COUNT];
 
+/* NCCL's protocols (order as NCCL's NCCL_PROTO_*): LL stores 8 bytes of which 4 are data and
+ * 4 a flag, LL128 128-byte lines of which 120 are data, Simple plain copies behind
+ * fences (see "Protocols" in the header comment). */
+enum ts_proto { TS_PROTO_LL, TS_PROTO_LL128, TS_PROTO_SIMPLE, TS_PROTO_COUNT };
+extern const char *const ts_proto_names[TS_PROTO_COUNT];  // "ll", "ll128", "simple"
+
 /* Where one group of a parallel dimension sits. */
 struct ts_group {
     int size;           // ranks n
@@ -115,6 +121,7 @@ double ts_comm_out_bandwidth(const struct ts_system *sys, const struct ts_group 
 struct ts_coll_cost {
     double time_s;      // total
     enum ts_algo algo;  // fastest algorithm
+    enum ts_proto proto;// its protocol, e.g. TS_PROTO_LL for a 4 KiB all-reduce
     double latency_s;   // the alpha part of time_s
     double up_bytes;    // bytes each GPU sends over the scale-up level
     double out_bytes;   // bytes each GPU sends through its NIC share
@@ -127,11 +134,26 @@ struct ts_coll_cost {
 void ts_comm_collective(const struct ts_system *sys, enum ts_coll coll, const struct ts_group *g,
                         double bytes, struct ts_coll_cost *out);
 
-/* Cost with a given algorithm; returns false if it does not apply to this group (then *out
- * is untouched). */
+/* Cost with a given algorithm and the Simple protocol (the alpha-beta model as fitted);
+ * returns false if the algorithm does not apply to this group (then *out is untouched). */
 bool ts_comm_collective_algo(const struct ts_system *sys, enum ts_coll coll,
                              const struct ts_group *g, double bytes, enum ts_algo algo,
                              struct ts_coll_cost *out);
+
+/* Cost with a given algorithm and protocol; returns false if the pair does not apply (LL
+ * and LL128 exist for ring and tree only, LL128 only where ts_comm_ll128_enabled). With
+ * TS_PROTO_SIMPLE it is ts_comm_collective_algo. */
+bool ts_comm_collective_proto(const struct ts_system *sys, enum ts_coll coll,
+                              const struct ts_group *g, double bytes, enum ts_algo algo,
+                              enum ts_proto proto, struct ts_coll_cost *out);
+
+/* NCCL enables LL128 by default on this system (NVIDIA Ampere, Hopper or Blackwell GPUs on an
+ * NVLink scale-up level). */
+bool ts_comm_ll128_enabled(const struct ts_system *sys);
+
+/* NCCL's cap on the LL protocol's bus bandwidth for a group spanning `nodes` nodes, bytes/s
+ * (tuning.cc llMaxBws): one node by GPU generation, two and more nodes by host CPU. */
+double ts_comm_ll_max_bus_bandwidth(const struct ts_system *sys, int nodes);
 
 /* MoE token dispatch over the expert-parallel group g (ep ranks, `experts` routed experts
  * spread evenly, each token routed to top_k distinct experts uniformly at random, i.e.
