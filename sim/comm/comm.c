@@ -607,16 +607,33 @@ void ts_comm_collective(const struct ts_system *sys, enum ts_coll coll, const st
      * lower bandwidth loses, keep exactly the Simple cost). */
     static const enum ts_proto order[TS_PROTO_COUNT] = {TS_PROTO_SIMPLE, TS_PROTO_LL128,
                                                         TS_PROTO_LL};
-    for (int a = 0; a < TS_ALGO_COUNT; a++)
+    /* A protocol with bandwidth fraction f of Simple's takes at least B / f where Simple
+     * takes L + B (B its bandwidth part): it cannot win once B (1 / f - 1) >= L, so it is
+     * not evaluated (largest f over ring and tree: LL128 120/128, LL 0.5). */
+    static const double min_extra[TS_PROTO_COUNT] = {
+        [TS_PROTO_LL] = 1.0 / 0.5 - 1.0, [TS_PROTO_LL128] = 128.0 / 120.0 - 1.0,
+        [TS_PROTO_SIMPLE] = 0.0};
+    for (int a = 0; a < TS_ALGO_COUNT; a++) {
+        struct ts_coll_cost simple = {0};
+        bool has_simple = false;
         for (int k = 0; k < TS_PROTO_COUNT; k++) {
-            struct ts_coll_cost c;
-            if (!ts_comm_collective_proto(sys, coll, g, bytes, (enum ts_algo)a, order[k], &c))
+            enum ts_proto p = order[k];
+            if (p != TS_PROTO_SIMPLE && has_simple &&
+                (simple.time_s - simple.latency_s) * min_extra[p] >= simple.latency_s)
                 continue;
+            struct ts_coll_cost c;
+            if (!ts_comm_collective_proto(sys, coll, g, bytes, (enum ts_algo)a, p, &c))
+                continue;
+            if (p == TS_PROTO_SIMPLE) {
+                simple = c;
+                has_simple = true;
+            }
             if (!found || c.time_s < out->time_s) {
                 *out = c;
                 found = true;
             }
         }
+    }
     TS_ASSERT(found, "no algorithm for %s on %d ranks", ts_coll_names[coll], g->size);
     struct coll_memo *m = &coll_memo[coll_memo_next];
     m->up = sys->scale_up;

@@ -66,10 +66,39 @@
  * the simulator. One alpha per level stands for the Simple protocol's step, fitted to
  * nccl-tests curves (hardware/README.md); NCCL's tuner constants (LL / LL128 / Simple base
  * and per-hop latencies) rank algorithms but under-predict measured times (8x A100 4 MiB:
- * ~100 GB/s by them against 72 GB/s measured), so they are used only as ratios (PAT, NVLS),
- * except for ring steps across the network, which no measurement in the references covers:
- * those take NCCL's absolute ring latency (the fitted 75 us is a tree hop at 1 MiB).
- * The fastest applicable algorithm is used, as NCCL's tuner does.
+ * ~100 GB/s by them against 72 GB/s measured), so they are used only as ratios (PAT, NVLS,
+ * protocols), except for ring steps across the network, which no measurement in the
+ * references covers: those take NCCL's absolute ring latency (the fitted 75 us is a tree
+ * hop at 1 MiB).
+ *
+ * Protocols (NCCL 2.30.7 src/graph/tuning.cc, ncclTunerConstantsDefaults and
+ * ncclTopoTuneModel; comm.c cites each constant): ring and tree run with LL, LL128 or
+ * Simple; NVLS, hierarchical (NVLS_TREE), PAT and direct with Simple only. For each
+ * applicable (algorithm, protocol) the time is the protocol's latency plus the bytes over
+ * the levels' bandwidths times the protocol's efficiency, and the fastest pair is used, as
+ * NCCL's tuner does (Simple keeps ties, so large messages cost exactly the Simple model).
+ *   latency:    the Simple steps are the alphas as above; an LL / LL128 step is the alpha
+ *               times NCCL's ratio hwLatencies[hw][algo][proto] / the Simple step the
+ *               alpha stands for: NVLink ring 0.6 / 1.9 / 3.4 us (PCIe 1.0 / 2.5 / 5.7),
+ *               NVLink tree 0.6 / 1.25 / 4.0, network tree 5.0 / 8.5 / 14, network ring
+ *               2.7 / 4.0 (against the tree's 14: the fitted network alpha is the tree's
+ *               Simple step, so a fabric measured slower than NCCL's constants is slower for
+ *               every protocol); a ring across domains adds NCCL's base latency once, LL
+ *               6.6, LL128 14, Simple 8.4 us.
+ *   bandwidth:  ring LL 0.5 and LL128 0.92 of Simple; tree LL 1 / 3.8 and LL128 120 / 128.
+ *               LL's bus bandwidth is capped at NCCL's llMaxBw: in one node 87.7 (Ampere),
+ *               141 (Hopper), 282 GB/s (Blackwell), else 39; across 2 nodes 39 and more
+ *               nodes 20.4 GB/s (Intel hosts; ts_comm_ll_max_bus_bandwidth). A tree's bus
+ *               bandwidth is twice its algorithm bandwidth in NCCL's terms (ratio .5).
+ *   LL128:      only on NVIDIA Ampere / Hopper / Blackwell over NVLink (a scale-up level
+ *               above PCIe 5.0 x16, 64 GB/s), as NCCL enables it by default.
+ * Not modelled: NCCL's per-channel LL128 caps (not binding at NCCL's channel counts), its
+ * tree correction factors for medium sizes and ring "plateau" factor, send/recv's LL below
+ * NCCL_P2P_LL_THRESHOLD (16 KiB per channel, src/enqueue.cc), and a fabric that disables a protocol (NCCL_PROTO).
+ * At mid sizes the protocols are as optimistic as NCCL's tuner itself: 8x A100 at 4 MiB
+ * all-reduce 100 GB/s (LL128) where 72 GB/s were measured and the Simple ring reproduces
+ * them; 4x 8 B200 at 1 MiB 9.7 GB/s (tree LL128) against 5.4 measured (README.md,
+ * limitations).
  */
 #ifndef TS_COMM_H
 #define TS_COMM_H
