@@ -141,6 +141,28 @@ static void two_a3_mega_nodes_run_small_all_reduces_as_a_ring_ll_under_nccls_two
     assert_close(c.time_s, tree_lat + S / (0.5 * 39e9), 1e-12, 0);
 }
 
+static void the_ll_cap_follows_the_gpu_generation_even_on_identical_levels(void **state)
+{
+    (void)state;
+    /* One node: llMaxBw is 87.7 GB/s on Ampere, 141 on Hopper (tuning.cc). The same A100
+     * levels called Hopper run LL at its 0.5 x 0.78 x 300 = 117 GB/s instead (the memo of
+     * repeated calls must not return the Ampere answer). */
+    struct ts_system a100, hop;
+    load_system("dgx-a100-80g", &a100);
+    hop = a100;
+    hop.accel.generation = TS_GEN_HOPPER;
+    struct ts_group g;
+    ts_comm_group_strided(&a100, 8, 1, &g);
+    double S = 64 * 1024, lat = 14 * 5e-6 * 0.6 / 3.4;
+    struct ts_coll_cost c;
+    ts_comm_collective(&a100, TS_COLL_ALLREDUCE, &g, S, &c);
+    assert_int_equal(c.proto, TS_PROTO_LL);
+    assert_close(c.time_s, lat + 1.75 * S / 87.7e9, 1e-12, 0);
+    ts_comm_collective(&hop, TS_COLL_ALLREDUCE, &g, S, &c);
+    assert_int_equal(c.proto, TS_PROTO_LL);
+    assert_close(c.time_s, lat + 1.75 * S / (0.5 * 0.78 * 300e9), 1e-12, 0);
+}
+
 static void collective_time_never_decreases_with_bytes(void **state)
 {
     (void)state;
@@ -226,6 +248,7 @@ int main(void)
         cmocka_unit_test(only_ring_and_tree_have_the_ll_protocols),
         cmocka_unit_test(eight_a100_switch_from_ll_to_ll128_to_simple_at_the_hand_computed_sizes),
         cmocka_unit_test(two_a3_mega_nodes_run_small_all_reduces_as_a_ring_ll_under_nccls_two_node_cap),
+        cmocka_unit_test(the_ll_cap_follows_the_gpu_generation_even_on_identical_levels),
         cmocka_unit_test(collective_time_never_decreases_with_bytes),
         cmocka_unit_test(large_messages_cost_exactly_the_simple_protocol),
     };

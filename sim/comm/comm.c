@@ -557,13 +557,14 @@ bool ts_comm_collective_algo(const struct ts_system *sys, enum ts_coll coll,
 
 /* A plan asks for the same collective on the same group many times (every layer, every
  * unit, every microbatch): a small per-thread memo of exact arguments (the two levels, the
- * group, the bytes) returns the same cost, so results do not depend on it. */
+ * accelerator generation, the group, the bytes) returns the same cost, so results do not depend on it. */
 #define COLL_MEMO 16
 struct coll_memo {
     struct ts_level up, out;
     struct ts_group g;
     double bytes;
     int coll;
+    int generation;     // the accelerator's: LL's cap and LL128 depend on it
     bool set;
     struct ts_coll_cost cost;
 };
@@ -590,7 +591,8 @@ static bool group_same(const struct ts_group *a, const struct ts_group *b)
 static bool memo_match(const struct coll_memo *m, const struct ts_system *sys, int coll,
                        const struct ts_group *g, double bytes)
 {
-    return m->set && m->coll == coll && m->bytes == bytes && group_same(&m->g, g) &&
+    return m->set && m->coll == coll && m->bytes == bytes &&
+           m->generation == (int)sys->accel.generation && group_same(&m->g, g) &&
            level_same(&m->up, &sys->scale_up) && level_same(&m->out, &sys->scale_out);
 }
 
@@ -641,6 +643,7 @@ void ts_comm_collective(const struct ts_system *sys, enum ts_coll coll, const st
     m->g = *g;
     m->bytes = bytes;
     m->coll = (int)coll;
+    m->generation = (int)sys->accel.generation;
     m->cost = *out;
     m->set = true;
     coll_memo_next = (coll_memo_next + 1) % COLL_MEMO;
