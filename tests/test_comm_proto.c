@@ -112,7 +112,7 @@ static void eight_a100_switch_from_ll_to_ll128_to_simple_at_the_hand_computed_si
     assert_close(c.latency_s, lat_ll, 1e-12, 0);
 }
 
-static void two_a3_mega_nodes_run_small_all_reduces_as_a_ring_ll_under_nccls_two_node_cap(void **state)
+static void two_a3_mega_nodes_run_small_all_reduces_as_ring_ll_under_nccls_cap(void **state)
 {
     (void)state;
     /* 2 x 8 H100, 8 KiB all-reduce: the tree's LL steps are 5 / 14 of the 75 us network
@@ -230,7 +230,8 @@ static void large_messages_cost_exactly_the_simple_protocol(void **state)
                     ts_comm_collective(&sys, colls[c], &g, S, &best);
                     if (best.proto != TS_PROTO_SIMPLE || best.time_s != simple.time_s ||
                         best.algo != simple.algo) {
-                        print_error("%s, %d ranks, %s at %.0f B: %s/%s %.17g s, Simple %s %.17g s\n",
+                        print_error("%s, %d ranks, %s at %.0f B: %s/%s %.17g s, "
+                                    "Simple %s %.17g s\n",
                                     systems[s], g.size, ts_coll_names[colls[c]], S,
                                     ts_algo_names[best.algo], ts_proto_names[best.proto],
                                     best.time_s, ts_algo_names[simple.algo], simple.time_s);
@@ -247,7 +248,7 @@ int main(void)
         cmocka_unit_test(ll128_is_enabled_only_for_nvidia_gpus_on_nvlink),
         cmocka_unit_test(only_ring_and_tree_have_the_ll_protocols),
         cmocka_unit_test(eight_a100_switch_from_ll_to_ll128_to_simple_at_the_hand_computed_sizes),
-        cmocka_unit_test(two_a3_mega_nodes_run_small_all_reduces_as_a_ring_ll_under_nccls_two_node_cap),
+        cmocka_unit_test(two_a3_mega_nodes_run_small_all_reduces_as_ring_ll_under_nccls_cap),
         cmocka_unit_test(the_ll_cap_follows_the_gpu_generation_even_on_identical_levels),
         cmocka_unit_test(collective_time_never_decreases_with_bytes),
         cmocka_unit_test(large_messages_cost_exactly_the_simple_protocol),

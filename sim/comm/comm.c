@@ -96,9 +96,10 @@ double ts_comm_ll_max_bus_bandwidth(const struct ts_system *sys, int nodes)
 {
     /* tuning.cc llMaxBws, GB/s of bus bandwidth: inside one node by GPU generation (Volta 39,
      * Ampere 87.7, Hopper 141, Blackwell 282); across nodes by host CPU: Intel 39 at two
-     * nodes and 20.4 beyond (AMD hosts 22.5 and 19). System files do not name the host
-     * CPU: the Intel figures are used (the x86 hosts of the catalogue's DGX / HGX systems are
-     * mostly Intel). Generations NCCL does not know take its lowest row (Volta's 39). */
+     * nodes and 20.4 beyond, AMD hosts 22.5 and 19, every other host (Arm: Grace) the Intel
+     * row. System files do not name the host CPU: the Intel row is used (DGX H100 / B200 and
+     * GB200 hosts take it; DGX A100's AMD EPYC hosts would cap LL 42% / 7% lower).
+     * Generations NCCL does not know take its lowest one-node figure (Volta's 39). */
     if (nodes >= 3)
         return 20.4e9;
     if (nodes == 2)
@@ -119,7 +120,8 @@ double ts_comm_ll_max_bus_bandwidth(const struct ts_system *sys, int nodes)
  * `simple_s` of row (hw_ref, a_ref) that a fitted alpha stands for. */
 static double proto_step(double simple_s, int hw_ref, int a_ref, int hw, int a, enum ts_proto p)
 {
-    return simple_s * nccl_hw_latency_us[hw][a][p] / nccl_hw_latency_us[hw_ref][a_ref][TS_PROTO_SIMPLE];
+    return simple_s * nccl_hw_latency_us[hw][a][p] /
+           nccl_hw_latency_us[hw_ref][a_ref][TS_PROTO_SIMPLE];
 }
 
 /* ---------------------------------------------------------------- placement */
@@ -557,7 +559,8 @@ bool ts_comm_collective_algo(const struct ts_system *sys, enum ts_coll coll,
 
 /* A plan asks for the same collective on the same group many times (every layer, every
  * unit, every microbatch): a small per-thread memo of exact arguments (the two levels, the
- * accelerator generation, the group, the bytes) returns the same cost, so results do not depend on it. */
+ * accelerator generation, the group, the bytes) returns the same cost, so results do not
+ * depend on it. */
 #define COLL_MEMO 16
 struct coll_memo {
     struct ts_level up, out;

@@ -88,13 +88,16 @@
  *   bandwidth:  ring LL 0.5 and LL128 0.92 of Simple; tree LL 1 / 3.8 and LL128 120 / 128.
  *               LL's bus bandwidth is capped at NCCL's llMaxBw: in one node 87.7 (Ampere),
  *               141 (Hopper), 282 GB/s (Blackwell), else 39; across 2 nodes 39 and more
- *               nodes 20.4 GB/s (Intel hosts; ts_comm_ll_max_bus_bandwidth). A tree's bus
- *               bandwidth is twice its algorithm bandwidth in NCCL's terms (ratio .5).
+ *               nodes 20.4 GB/s (Intel / Arm hosts; AMD hosts, 22.5 / 19, are not told
+ *               apart: ts_comm_ll_max_bus_bandwidth). A tree's bus bandwidth is twice its
+ *               algorithm bandwidth in NCCL's terms (ratio .5).
  *   LL128:      only on NVIDIA Ampere / Hopper / Blackwell over NVLink (a scale-up level
  *               above PCIe 5.0 x16, 64 GB/s), as NCCL enables it by default.
  * Not modelled: NCCL's per-channel LL128 caps (not binding at NCCL's channel counts), its
  * tree correction factors for medium sizes and ring "plateau" factor, send/recv's LL below
- * NCCL_P2P_LL_THRESHOLD (16 KiB per channel, src/enqueue.cc), and a fabric that disables a protocol (NCCL_PROTO).
+ * NCCL_P2P_LL_THRESHOLD (16 KiB per channel, src/enqueue.cc), the network post overhead
+ * floor of a multi-node ring's intra-node steps (1 us, 3 us Simple), and a deployment that
+ * disables a protocol (NCCL_PROTO) or runs a tuner plugin.
  * At mid sizes the protocols are as optimistic as NCCL's tuner itself: 8x A100 at 4 MiB
  * all-reduce 100 GB/s (LL128) where 72 GB/s were measured and the Simple ring reproduces
  * them; 4x 8 B200 at 1 MiB 9.7 GB/s (tree LL128) against 5.4 measured (README.md,
