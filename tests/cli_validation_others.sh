@@ -11,22 +11,8 @@
 . "$(dirname "$0")/cli.bash" cli_validation_others "$@"
 X=$ROOT/experiments/validation-others
 
-# The jobs are generated from the cited rows (make_jobs.py also rewrites published.json in
-# its own folder, so it runs on a copy of the experiment).
-mkdir -p "$tmp/exp/experiments" "$tmp/exp/models"
-cp -r "$X" "$tmp/exp/experiments/validation-others"
-cp "$ROOT"/models/*.json "$tmp/exp/models/"
-python3 "$tmp/exp/experiments/validation-others/make_jobs.py" --out "$tmp/jobs" >"$tmp/make.out" 2>&1 ||
-    fail "make_jobs.py failed: $(cat "$tmp/make.out")"
-shipped=("$ROOT"/configs/validation/others/*.json)
-made=("$tmp"/jobs/*.json)
-[ "${#shipped[@]}" -eq "${#made[@]}" ] || fail "${#shipped[@]} shipped jobs, make_jobs.py writes ${#made[@]}"
-for f in "${made[@]}"; do
-    cmp -s "$f" "$ROOT/configs/validation/others/$(basename "$f")" ||
-        fail "configs/validation/others/$(basename "$f") differs from what make_jobs.py writes"
-done
-cmp -s "$tmp/exp/experiments/validation-others/published.json" "$X/published.json" ||
-    fail "experiments/validation-others/published.json differs from what make_jobs.py writes"
+# The jobs are generated from the cited rows.
+expect_made_jobs validation-others configs/validation/others
 for f in "${shipped[@]}"; do
     grep -q '"description": "Published: [0-9.]* tokens/s/GPU. Source: ' "$f" ||
         fail "$(basename "$f") states its published figure and source"

@@ -9,6 +9,7 @@
  * ctest sets to the source tree.
  */
 #include "test_helpers.h"
+#include "test_job.h"
 
 #include "compute/compute.h"
 #include "spec/spec.h"
@@ -29,16 +30,7 @@ static void job_from_json(struct ts_job *job, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(text, sizeof text, fmt, ap);
     va_end(ap);
-    cJSON *doc = ts_test_json(text);
-    struct ts_jnode root = ts_jnode_root(doc, "test.json");
-    struct ts_err err;
-    ts_err_clear(&err);
-    int rc = ts_job_parse(&root, NULL, job, &err);
-    cJSON_Delete(doc);
-    if (rc != TS_OK) {
-        print_error("job does not parse: %s\n%s\n", err.msg, text);
-        fail();
-    }
+    parse_job(text, job);
 }
 
 /* An accelerator whose numbers make hand computation easy: 100 TFLOP/s at a constant GEMM
@@ -567,6 +559,138 @@ static void ring_attention_is_cp_chunk_calls_plus_fp32_merges(void **state)
     assert_close(c.layer.cp_bwd_tail_bytes, hop, 1e-12, 0);
 }
 
+/* Head-tail load balancing, brute-forced: the sequence in 2 cp chunks, rank r holding chunks
+ * r and 2 cp - 1 - r; at ring step i it holds the K/V of rank (r - i) mod cp. The causal pairs
+ * it needs are the (query chunk, key chunk) pairs with query >= key, a diagonal pair counting
+ * half. For cp = 1..16, every rank and step: ts_compute_cp_step_blocks equals that count, its
+ * call shape (query x key chunks) is the rectangle those pairs fill, every rank and step does
+ * the same 2 units (no rank waits for another), and over all ranks and steps every causal
+ * pair of the sequence is computed exactly once. */
+static void cp_step_blocks_match_a_brute_force_count_of_causal_chunk_pairs(void **state)
+{
+    (void)state;
+    enum { CP_MAX = 16 };
+    static int seen[2 * CP_MAX][2 * CP_MAX];
+    for (int cp = 1; cp <= CP_MAX; cp++) {
+        int n = 2 * cp;
+        memset(seen, 0, sizeof seen);
+        for (int r = 0; r < cp; r++) {
+            int qc[2] = {r, n - 1 - r};
+            for (int i = 0; i < cp; i++) {
+                int src = ((r - i) % cp + cp) % cp;
+                int kc[2] = {src, n - 1 - src};
+                double units = 0.0;
+                bool qneed[2] = {false, false}, kneed[2] = {false, false};
+                for (int a = 0; a < 2; a++)
+                    for (int b = 0; b < 2; b++)
+                        if (qc[a] >= kc[b]) {
+                            units += qc[a] == kc[b] ? 0.5 : 1.0;
+                            qneed[a] = kneed[b] = true;
+                            seen[qc[a]][kc[b]]++;
+                        }
+                int q = -1, k = -1;
+                double got = ts_compute_cp_step_blocks(cp, r, i, &q, &k);
+                assert_close(got, units, 0, 0);
+                assert_close(got, 2.0, 0, 0);
+                if (i > 0) {    /* unmasked rectangle of exactly the needed chunks */
+                    assert_int_equal(q, (int)qneed[0] + (int)qneed[1]);
+                    assert_int_equal(k, (int)kneed[0] + (int)kneed[1]);
+                } else {        /* the causal square of the local pair */
+                    assert_int_equal(q, 2);
+                    assert_int_equal(k, 2);
+                }
+            }
+        }
+        for (int a = 0; a < n; a++)
+            for (int b = 0; b < n; b++)
+                assert_int_equal(seen[a][b], a >= b ? 1 : 0);
+    }
+}
+
+/* PyTorch context_parallel as torchtitan runs it (profile context_parallel: rotate
+ * "allgather", repeat_kv, grad_dtype fp32) on the job of the test above (Llama 3 8B, cp 4,
+ * 16384 tokens, bf16): the forward gathers all 4 ranks' K/V at the 32 query heads
+ * (4 x 2 x 2 bytes x 4096 x 32 x 128) instead of hopping K/V of 8 heads, the backward hops
+ * the dK/dV accumulators in fp32 (2 x 4 bytes x 4096 x 32 x 128, 3 behind steps 1..3 and the
+ * last after the loop), and its 3 merges add dK and dV of 32 heads instead of 8:
+ * 3 x (2 + 8) x 2 x 4096 x (32 - 8) x 128 more bytes at the HBM rate. The ring calls, the
+ * forward and every other layer cost are unchanged. */
+#define PT_CP_JOB                                                                            \
+    "{\"model\": \"llama3-8b\", \"system\": \"dgx-h100\", \"gpus\": 8, \"global_batch\": 8, " \
+    "\"precision\": \"bf16\", \"software\": {\"name\": \"pt\", \"description\": \"d\", "      \
+    "\"source\": \"s\"%s}, \"parallel\": {\"cp\": %d, \"attention\": \"fa2\", "                \
+    "\"attention_unpad\": false, \"recompute\": \"none\"}}"
+#define PT_CP_KEYS                                                                           \
+    ", \"context_parallel\": {\"rotate\": \"allgather\", \"repeat_kv\": true, "              \
+    "\"grad_dtype\": \"fp32\"}"
+static void pt_cp_build(struct ts_compute *c, const char *keys, int cp, int seq)
+{
+    struct ts_job job;
+    job_from_json(&job, PT_CP_JOB, keys, cp);
+    job.model.seq_len = seq;
+    struct ts_err err;
+    ts_err_clear(&err);
+    assert_int_equal(ts_job_validate(&job, "pt.json", &err), TS_OK);
+    ts_compute_build(&job, c);
+}
+
+static void pytorch_context_parallel_gathers_query_head_kv_and_hops_fp32_gradients(void **state)
+{
+    (void)state;
+    struct ts_compute pt, te;
+    pt_cp_build(&pt, PT_CP_KEYS, 4, 16384);
+    pt_cp_build(&te, "", 4, 16384);
+    const double T = 4096, heads = 32, kv_heads = 8, d = 128, e = 2;
+    assert_int_equal(pt.layer.cp_steps, 3);
+    assert_close(pt.layer.cp_gather_bytes, 4 * 2 * e * T * heads * d, 1e-12, 0);
+    assert_close(pt.layer.cp_fwd_bytes, 0, 0, 0);
+    assert_close(pt.layer.cp_bwd_bytes, 3 * 2 * 4.0 * T * heads * d, 1e-12, 0);
+    assert_close(pt.layer.cp_bwd_tail_bytes, 2 * 4.0 * T * heads * d, 1e-12, 0);
+    /* the default (P2P ring) moves K/V of the 8 K/V heads, one hop per step */
+    assert_close(te.layer.cp_gather_bytes, 0, 0, 0);
+    assert_close(te.layer.cp_fwd_bytes, 3 * 2 * e * T * kv_heads * d, 1e-12, 0);
+
+    struct ts_job job;
+    job_from_json(&job, PT_CP_JOB, "", 4);
+    double bw = job.system.accel.memory_bandwidth * job.system.accel.memory_efficiency;
+    assert_close(pt.layer.attn_fwd_s, te.layer.attn_fwd_s, 1e-15, 0);
+    assert_close(pt.layer.attn_bwd_s - te.layer.attn_bwd_s,
+                 3 * (e + 8) * 2 * T * (heads - kv_heads) * d / bw, 1e-9, 0);
+    assert_close(pt.layer.fwd.gemm_s, te.layer.fwd.gemm_s, 1e-15, 0);
+    /* memory: the layer being computed holds the gathered K/V, fp32 dQ, dK, dV of 32 heads
+     * and the fp32 dK/dV send and receive buffers; the P2P ring counts none */
+    double ring = 4 * 2 * e * T * heads * d + 4.0 * T * 3 * heads * d + 2 * 2 * 4.0 * T * heads * d;
+    assert_close(pt.layer.cp_buffer_bytes, ring, 1e-12, 0);
+    assert_close(te.layer.cp_buffer_bytes, 0, 0, 0);
+    struct ts_job pj;
+    job_from_json(&pj, PT_CP_JOB, PT_CP_KEYS, 4);
+    pj.model.seq_len = 16384;
+    struct ts_memory mp, mt;
+    ts_memory_stage(&pj, &pt, 0, &mp);
+    job.model.seq_len = 16384;
+    ts_memory_stage(&job, &te, 0, &mt);
+    assert_close(mp.buffer_bytes - mt.buffer_bytes, ring, 1e-12, 0);
+    assert_close(mp.total_bytes - mt.total_bytes, ring, 1e-12, 0);
+}
+
+/* Without context parallelism the profile's context_parallel keys change nothing: the same
+ * layer, bit for bit, as the default profile's. */
+static void context_parallel_keys_leave_cp_1_unchanged(void **state)
+{
+    (void)state;
+    struct ts_compute pt, te;
+    pt_cp_build(&pt, PT_CP_KEYS, 1, 4096);
+    pt_cp_build(&te, "", 1, 4096);
+    assert_int_equal(pt.layer.cp_steps, 0);
+    assert_close(pt.layer.cp_gather_bytes, 0, 0, 0);
+    assert_close(pt.layer.cp_bwd_tail_bytes, 0, 0, 0);
+    assert_true(memcmp(&pt.layer.fwd, &te.layer.fwd, sizeof pt.layer.fwd) == 0);
+    assert_true(memcmp(&pt.layer.bwd, &te.layer.bwd, sizeof pt.layer.bwd) == 0);
+    assert_true(pt.layer.attn_fwd_s == te.layer.attn_fwd_s);
+    assert_true(pt.layer.attn_bwd_s == te.layer.attn_bwd_s);
+    assert_true(pt.layer.activation_bytes == te.layer.activation_bytes);
+}
+
 /* Without context parallelism the core is one causal call over the whole sequence: no
  * merges, no ring bytes. */
 static void without_context_parallelism_attention_is_one_call(void **state)
@@ -1068,6 +1192,49 @@ static void torchtitan_runs_fit_with_their_recompute_policies(void **state)
 
 /* h 1024 in 8 heads of 128 (kv_heads KV), 2048 tokens x microbatch 4, under pytorch-fsdp
  * (host dispatch 10 us), with parallel {EXTRA}. */
+/* ---------------------------------------------------------------- eager loss */
+
+static void eager_loss_job(struct ts_job *job, const char *loss)
+{
+    job_from_json(job,
+                  "{\"model\": {\"name\": \"l\", \"layers\": 2, \"hidden\": 1024, \"heads\": 8, "
+                  "\"vocab\": 1024, \"seq_len\": 2048}, \"system\": " HAND_SYSTEM
+                  ", \"gpus\": 1, \"global_batch\": 4, \"precision\": \"bf16\", \"software\": "
+                  "\"pytorch-fsdp-compile\", \"parallel\": {\"microbatch\": 4, \"eager_loss\": "
+                  "\"%s\"}}",
+                  loss);
+}
+
+static void eager_loss_moves_the_bytes_of_atens_kernels_over_fp32_logits(void **state)
+{
+    (void)state;
+    /* 8192 tokens x 1024 logits at 1 TB/s, no latency. The profile's loss (Megatron-style
+     * fp32 vocab-parallel, fused): 42 bytes per logit forward, 6 backward. Eager
+     * (OLMo-core's cross_entropy_loss): cast 2 + 4, contiguous 8, log_softmax 16 = 30
+     * forward; nll backward 4, log_softmax backward 16, slice backward 12, cast back 4 + 2
+     * = 38 backward; the z-loss adds logsumexp 24 forward, its backward 24 and the sum of
+     * the two gradients 12. Held: fp32 logits, their slice, log_softmax's output, 12 bytes. */
+    double TV = 8192.0 * 1024.0;
+    struct ts_job off, ce, cez;
+    eager_loss_job(&off, "off");
+    eager_loss_job(&ce, "cross_entropy");
+    eager_loss_job(&cez, "cross_entropy_z_loss");
+    struct ts_compute c0, c1, c2;
+    ts_compute_build(&off, &c0);
+    ts_compute_build(&ce, &c1);
+    ts_compute_build(&cez, &c2);
+    assert_close(c1.output.fwd.mem_s - c0.output.fwd.mem_s, (30.0 - 42.0) * TV / 1e12, 1e-9, 0);
+    assert_close(c1.output.bwd.mem_s - c0.output.bwd.mem_s, (38.0 - 6.0) * TV / 1e12, 1e-9, 0);
+    assert_close(c2.output.fwd.mem_s - c0.output.fwd.mem_s, (54.0 - 42.0) * TV / 1e12, 1e-9, 0);
+    assert_close(c2.output.bwd.mem_s - c0.output.bwd.mem_s, (74.0 - 6.0) * TV / 1e12, 1e-9, 0);
+    assert_close(c0.output.activation_bytes, 6.0 * TV, 1e-12, 0);
+    assert_close(c2.output.activation_bytes, 12.0 * TV, 1e-12, 0);
+    /* The matmuls and the transformer layers are untouched. */
+    assert_true(c2.output.fwd.flops == c0.output.fwd.flops &&
+                c2.output.bwd.gemm_s == c0.output.bwd.gemm_s &&
+                c2.layer.fwd.time_s == c0.layer.fwd.time_s);
+}
+
 static void unpad_job(struct ts_job *job, int kv_heads, const char *extra)
 {
     job_from_json(job,
@@ -1149,6 +1316,9 @@ int main(void)
         cmocka_unit_test(zero_stages_shard_weights_grads_and_optimizer_over_dp_times_cp),
         cmocka_unit_test(ring_attention_is_cp_chunk_calls_plus_fp32_merges),
         cmocka_unit_test(without_context_parallelism_attention_is_one_call),
+        cmocka_unit_test(cp_step_blocks_match_a_brute_force_count_of_causal_chunk_pairs),
+        cmocka_unit_test(pytorch_context_parallel_gathers_query_head_kv_and_hops_fp32_gradients),
+        cmocka_unit_test(context_parallel_keys_leave_cp_1_unchanged),
         cmocka_unit_test(hybrid_sharding_shards_over_the_zero_group_only),
         cmocka_unit_test(float8_tp_gathers_gemm_inputs_at_one_byte_when_the_profile_says_so),
         cmocka_unit_test(gemm_times_follow_the_roofline_when_compute_bound),
@@ -1161,6 +1331,7 @@ int main(void)
         cmocka_unit_test(torchtitan_op_sac_recomputes_the_even_numbered_matmuls),
         cmocka_unit_test(a_save_list_reruns_only_what_backward_needs_unlike_megatron_selective),
         cmocka_unit_test(full_every_mixes_full_and_saved_layers_as_the_per_layer_count_says),
+        cmocka_unit_test(eager_loss_moves_the_bytes_of_atens_kernels_over_fp32_logits),
         cmocka_unit_test(attention_unpad_adds_the_copies_kernels_and_syncs_of_bert_padding_by_hand),
         cmocka_unit_test(attention_unpad_reruns_with_the_recomputed_forward_and_leaves_unfused_attention_alone),
         cmocka_unit_test(keeping_more_tensors_never_costs_memory_less_or_recompute_more),

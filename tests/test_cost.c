@@ -11,6 +11,8 @@
  */
 #include "test_helpers.h"
 
+#include <dirent.h>
+
 #include "cost/cost.h"
 #include "run/run.h"
 #include "spec/spec.h"
@@ -965,6 +967,15 @@ static const struct {
     {"coreweave-h200-2026-09", 50.44 / 8, NO, 20.93 / 8, "coreweave.com/pricing"},
     {"coreweave-b200-2026-09", 68.80 / 8, NO, 34.11 / 8, "coreweave.com/pricing"},
     {"coreweave-a100-2026-09", 21.60 / 8, NO, 9.65 / 8, "coreweave.com/pricing"},
+    /* SkyPilot catalogue rows (tests/data/skypilot has them): AWS p5e has no on-demand Price;
+     * Google Cloud bills the VM row plus the GPU row of its zone. */
+    {"aws-p5e-2026-12", NO, 43.26 / 8, 18.7359 / 8, "skypilot-catalog"},
+    {"aws-p6-b200-2026-12", 113.9328 / 8, NO, 21.0148 / 8, "skypilot-catalog"},
+    {"gcp-a3-high-2026-12", (9.46006 + 78.37241) / 8, NO, (2.15966 + 17.8848) / 8,
+     "skypilot-catalog"},
+    {"gcp-a3-mega-2026-12", (9.46006 + 82.75421) / 8, NO, (2.88933 + 25.2808) / 8,
+     "skypilot-catalog"},
+    {"gcp-a4-2026-12", (0.0 + 90.216) / 8, NO, (0.0 + 32.6064) / 8, "skypilot-catalog"},
 };
 
 static void dated_price_files_carry_the_prices_their_pages_state(void **state)
@@ -972,10 +983,20 @@ static void dated_price_files_carry_the_prices_their_pages_state(void **state)
     (void)state;
     for (size_t i = 0; i < TS_ARRAY_LEN(dated); i++) {
         char text[256], expect[160];
-        snprintf(text, sizeof text, "{\"prices\": \"%s\"}", dated[i].name);
         struct ts_cost_config c;
         struct ts_err err;
-        int rc = parse_cost(text, &c, &err);
+        int rc;
+        if (isnan(dated[i].on_demand)) {
+            /* No on-demand offer: the default pricing has no price, a job must choose one. */
+            snprintf(text, sizeof text, "{\"prices\": \"%s\"}", dated[i].name);
+            rc = parse_cost(text, &c, &err);
+            assert_input_error(rc, &err, "test.json: cost.gpu_hour.on_demand: no price");
+            snprintf(text, sizeof text, "{\"prices\": \"%s\", \"pricing\": \"spot\"}",
+                     dated[i].name);
+        } else {
+            snprintf(text, sizeof text, "{\"prices\": \"%s\"}", dated[i].name);
+        }
+        rc = parse_cost(text, &c, &err);
         assert_ok(rc, err);
         /* 1e-12: the file states the quotient the page's instance price gives. */
         double got[3] = {c.gpu_hour[TS_PRICING_ON_DEMAND], c.gpu_hour[TS_PRICING_RESERVED],
@@ -997,6 +1018,55 @@ static void dated_price_files_carry_the_prices_their_pages_state(void **state)
         assert_non_null(strstr(c.price_source, "https://"));
         assert_non_null(strstr(c.price_source, dated[i].page));
     }
+}
+
+/* Every file in configs/prices loads through the real parser (its date, source and keys within
+ * the loader's limits) for each pricing it offers: a pricing it does not offer is refused with
+ * the missing-price message, never another error, and every file offers at least one. */
+static void every_shipped_price_file_loads_for_each_pricing_it_offers(void **state)
+{
+    (void)state;
+    char dir[1024];
+    snprintf(dir, sizeof dir, "%s/configs/prices", ts_spec_home());
+    DIR *d = opendir(dir);
+    assert_non_null(d);
+    int files = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        size_t len = strlen(e->d_name);
+        if (len <= 5 || e->d_name[0] == '.' || strcmp(e->d_name + len - 5, ".json") != 0)
+            continue;
+        char name[TS_NAME_MAX];
+        assert_true(len - 5 < sizeof name);
+        memcpy(name, e->d_name, len - 5);
+        name[len - 5] = '\0';
+        files++;
+        int offered = 0;
+        for (int p = 0; p < TS_PRICING_COUNT; p++) {
+            char text[256], missing[96];
+            snprintf(text, sizeof text, "{\"prices\": \"%s\", \"pricing\": \"%s\"}", name,
+                     ts_pricing_names[p]);
+            struct ts_cost_config c;
+            struct ts_err err;
+            int rc = parse_cost(text, &c, &err);
+            if (rc == TS_OK) {
+                offered++;
+                assert_true(ts_cost_config_has_price(&c, (enum ts_pricing)p));
+                continue;
+            }
+            snprintf(missing, sizeof missing, "cost.gpu_hour.%s: no price", ts_pricing_names[p]);
+            if (!strstr(err.msg, missing)) {
+                print_error("%s with pricing %s: %s\n", name, ts_pricing_names[p], err.msg);
+                fail();
+            }
+        }
+        if (offered == 0) {
+            print_error("%s offers no pricing\n", name);
+            fail();
+        }
+    }
+    closedir(d);
+    assert_true(files >= 26);   /* the files the README's tables list */
 }
 
 /* Each provider's storage and transfer prices, as its pages state them: Google Cloud Storage
@@ -1187,6 +1257,7 @@ int main(void)
         cmocka_unit_test(a_job_file_with_a_bad_cost_section_names_the_file_and_path),
         cmocka_unit_test(shipped_price_files_parse_and_their_prices_land_in_the_config),
         cmocka_unit_test(dated_price_files_carry_the_prices_their_pages_state),
+        cmocka_unit_test(every_shipped_price_file_loads_for_each_pricing_it_offers),
         cmocka_unit_test(provider_price_files_carry_that_providers_storage_and_transfer),
         cmocka_unit_test(job_keys_override_the_price_file_key_by_key),
         cmocka_unit_test(price_files_resolve_by_path_relative_to_the_job),

@@ -406,6 +406,35 @@ static void megatron_core_has_no_contention_and_fsdp_profiles_do(void **state)
 }
 
 
+/* The context_parallel object: defaults are Megatron-Core's P2P ring (no gather, K/V heads,
+ * gradients at the activations' width); torchtitan's profile says allgather, repeat_kv and
+ * fp32; a bad value or an unknown key is an error naming its path. */
+static void context_parallel_mechanisms_parse_with_megatron_defaults_and_name_bad_values(void **state)
+{
+    (void)state;
+    struct ts_job job;
+    struct ts_err err;
+    must_parse(parse_llama("dgx-h100", "", &job, &err), &err);
+    assert_false(job.parallel.sw.cp_allgather);
+    assert_false(job.parallel.sw.cp_repeat_kv);
+    assert_int_equal(job.parallel.sw.cp_grad_bytes, 0);
+    must_parse(parse_llama("dgx-h100", "\"software\": \"pytorch-fsdp-compile\"", &job, &err), &err);
+    assert_true(job.parallel.sw.cp_allgather);
+    assert_true(job.parallel.sw.cp_repeat_kv);
+    assert_int_equal(job.parallel.sw.cp_grad_bytes, 4);
+    int rc = parse_llama("dgx-h100", "\"software\": {\"name\": \"x\", \"description\": \"d\", "
+                         "\"source\": \"s\", \"context_parallel\": {\"rotate\": \"ring\"}}",
+                         &job, &err);
+    expect_error(rc, &err, "test.json: software.context_parallel.rotate");
+    rc = parse_llama("dgx-h100", "\"software\": {\"name\": \"x\", \"description\": \"d\", "
+                     "\"source\": \"s\", \"context_parallel\": {\"repeat\": true}}", &job, &err);
+    expect_error(rc, &err, "test.json: software.context_parallel.repeat");
+    rc = parse_llama("dgx-h100", "\"software\": {\"name\": \"x\", \"description\": \"d\", "
+                     "\"source\": \"s\", \"context_parallel\": {\"grad_dtype\": \"bf16\"}}",
+                     &job, &err);
+    expect_error(rc, &err, "test.json: software.context_parallel.grad_dtype");
+}
+
 /* Scale-up bytes of one iteration (llama3-8b, 8 GPUs, ZeRO-1: gradient reduce-scatter and
  * parameter all-gather) with the profile's grad_reduce_dtype and an optional job override. */
 static double up_bytes_with(const char *profile_dtype, const char *job_dtype)
@@ -668,6 +697,7 @@ int main(void)
         cmocka_unit_test(a_jobs_grad_reduce_dtype_replaces_the_profiles),
         cmocka_unit_test(overlapped_compute_slows_down_by_the_contention_factor),
         cmocka_unit_test(megatron_core_has_no_contention_and_fsdp_profiles_do),
+        cmocka_unit_test(context_parallel_mechanisms_parse_with_megatron_defaults_and_name_bad_values),
         cmocka_unit_test(async_tp_hides_its_fraction_of_what_userbuffers_hides),
         cmocka_unit_test(a_profile_constant_scales_compute_on_its_device_only),
         cmocka_unit_test(fp32_parameters_hold_twelve_bytes_per_parameter_instead_of_fourteen),

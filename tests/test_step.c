@@ -9,6 +9,7 @@
  * one the test chose.
  */
 #include "test_helpers.h"
+#include "test_job.h"
 
 #include "spec/spec.h"
 #include "step/step.h"
@@ -761,37 +762,46 @@ static void korthikanti_175b_evaluates_feasibly_with_one_compute_span_per_task(v
 
 /* ---------------------------------------------------------------- context parallelism */
 
-/* Exposed context-parallel time of one layer's forward (tp 1: no TP traffic) for llama3-8b at
- * seq 32768 on 2 dgx-h100 nodes, cp 8, placed by `order`. */
-static double cp_forward_comm(const char *order, struct ts_compute *c, struct ts_system *sys,
-                              double *bwd_comm)
+/* The llama3-8b-shaped job at seq 32768 on 2 dgx-h100 nodes, cp 8 (tp 1: no TP traffic),
+ * placed by `order`, on `software` (a JSON value; NULL: the default profile): its compute in
+ * *c and the exposed context-parallel time of one layer's forward and backward in its plan.
+ * Returns the job (the caller frees it). */
+static struct ts_job *cp_job(const char *software, const char *order, struct ts_compute *c,
+                             double *fwd_comm, double *bwd_comm)
 {
-    char text[1024];
+    char sw[640] = "";
+    if (software)
+        snprintf(sw, sizeof sw, " \"software\": %s,", software);
+    char text[1536];
     snprintf(text, sizeof text,
              "{\"model\": {\"name\": \"m\", \"layers\": 4, \"hidden\": 4096, \"heads\": 32,"
              " \"kv_heads\": 8, \"ffn_hidden\": 14336, \"ffn\": \"swiglu\", \"vocab\": 128256,"
-             " \"seq_len\": 32768}, \"system\": \"dgx-h100\", \"gpus\": 16, \"global_batch\": 2,"
-             " \"parallel\": {\"tp\": 1, \"pp\": 1, \"cp\": 8, \"order\": \"%s\"}}", order);
-    cJSON *doc = ts_test_json(text);
-    struct ts_jnode root = ts_jnode_root(doc, "test.json");
+             " \"seq_len\": 32768}, \"system\": \"dgx-h100\", \"gpus\": 16, \"global_batch\": 2,%s"
+             " \"parallel\": {\"tp\": 1, \"pp\": 1, \"cp\": 8, \"order\": \"%s\"}}", sw, order);
     struct ts_job *job = ts_xmalloc(sizeof *job);
-    struct ts_err err;
-    int rc = ts_job_parse(&root, NULL, job, &err);
-    cJSON_Delete(doc);
-    if (rc)
-        print_error("%s\n", err.msg);
-    assert_int_equal(rc, TS_OK);
+    parse_job(text, job);
     ts_compute_build(job, c);
     struct ts_eval_scratch s;
     assert_int_equal(ts_eval_scratch_init(&s), 0);
     ts_step_plan_build(job, c, &s.plan);
-    double comm = s.plan.layer_fwd_s - c->layer.fwd.time_s;
-    if (bwd_comm)
-        *bwd_comm = s.plan.layer_bwd_s - c->layer.bwd.time_s;
-    *sys = job->system;
+    *fwd_comm = s.plan.layer_fwd_s - c->layer.fwd.time_s;
+    *bwd_comm = s.plan.layer_bwd_s - c->layer.bwd.time_s;
     ts_eval_scratch_free(&s);
+    return job;
+}
+
+/* cp_job on the default profile: the exposed forward time, *sys the job's system and, when
+ * bwd_comm is not NULL, the exposed backward time. */
+static double cp_forward_comm(const char *order, struct ts_compute *c, struct ts_system *sys,
+                              double *bwd_comm)
+{
+    double fwd, bwd;
+    struct ts_job *job = cp_job(NULL, order, c, &fwd, &bwd);
+    if (bwd_comm)
+        *bwd_comm = bwd;
+    *sys = job->system;
     free(job);
-    return comm;
+    return fwd;
 }
 
 /* Each ring step passes a K/V block to the next rank: inside one node over NVLink, across
@@ -839,6 +849,82 @@ static void context_parallel_backward_exposes_the_last_gradient_hop(void **state
     assert_true(tail > 0.0 && bwd > 0.99 * tail);  /* the last hop shows even when the ring hides */
 }
 
+/* PyTorch context_parallel as torchtitan runs it (software context_parallel: rotate
+ * "allgather", repeat_kv, grad_dtype fp32; comm_contention as given) on the job of
+ * cp_job: the plan's exposed forward and backward CP time of one layer. */
+#define PT_CP_SOFTWARE                                                                      \
+    "{\"name\": \"pt\", \"description\": \"d\", \"source\": \"s\", \"comm_contention\": %s, " \
+    "\"context_parallel\": {\"rotate\": \"allgather\", \"repeat_kv\": true, "                 \
+    "\"grad_dtype\": \"fp32\"}}"
+static struct ts_job *pt_cp_job(const char *order, const char *contention, struct ts_compute *c,
+                                double *fwd_comm, double *bwd_comm)
+{
+    char sw[512];
+    snprintf(sw, sizeof sw, PT_CP_SOFTWARE, contention);
+    return cp_job(sw, order, c, fwd_comm, bwd_comm);
+}
+
+/* With the all-gather rotation every rank's K/V (query heads: 32, repeated from 8) arrive
+ * in one all-gather issued with step 0 and waited for at step 1, so only step 0's attention
+ * hides it: forward max(0, AG - attn/8); backward the same gather again, then the fp32 dK/dV
+ * hops of 2 x 4 bytes x T x 32 x 128 (7 behind steps 1..7, the last after the loop) priced by
+ * hand over the NIC (the ring crosses the two nodes). */
+static void an_allgather_ring_hides_its_gather_behind_the_first_step_only(void **state)
+{
+    (void)state;
+    struct ts_compute c;
+    double fwd, bwd;
+    struct ts_job *job = pt_cp_job("tp,dp,cp,pp", "false", &c, &fwd, &bwd);
+    const struct ts_system *sys = &job->system;
+    const double T = 32768 / 8, heads = 32, d = 128;
+    double kv = 2.0 * 2.0 * T * heads * d, dkv = 2.0 * 4.0 * T * heads * d;
+    assert_int_equal(c.layer.cp_steps, 7);
+    assert_close(c.layer.cp_gather_bytes, 8 * kv, 1e-12, 0);
+    assert_close(c.layer.cp_fwd_bytes, 0, 0, 0);
+    assert_close(c.layer.cp_bwd_bytes, 7 * dkv, 1e-12, 0);
+    assert_close(c.layer.cp_bwd_tail_bytes, dkv, 1e-12, 0);
+    struct ts_group g;
+    ts_comm_group(sys, &job->parallel, TS_PDIM_CP, &g);
+    assert_int_equal(g.domains, 2);
+    struct ts_coll_cost ag;
+    ts_comm_collective(sys, TS_COLL_ALLGATHER, &g, 8 * kv, &ag);
+    double nic = sys->scale_out.bandwidth * sys->scale_out.efficiency;
+    double hop = sys->scale_out.latency + dkv / nic;
+    double step_f = c.layer.attn_fwd_s / 8, step_b = c.layer.attn_bwd_s / 8;
+    assert_close(fwd, fmax(0.0, ag.time_s - step_f), 1e-6, 1e-12);
+    assert_close(bwd, fmax(0.0, ag.time_s - step_b) + 7 * fmax(0.0, hop - step_b) + hop, 1e-6,
+                 1e-12);
+    assert_true(fwd > 0.0);     /* 8 x 64 MiB gathered over the NIC outlast one step */
+    free(job);
+}
+
+/* A stack whose overlapped collectives slow the compute beside them (comm_contention) pays
+ * the accelerator's overlap_slowdown on the hidden part of every CP transfer: the gather's
+ * min(AG, step) and each hidden hop's min(hop, step), forward and backward. */
+static void hidden_context_parallel_transfers_slow_the_attention_under_contention(void **state)
+{
+    (void)state;
+    struct ts_compute c0, c1;
+    double f0, b0, f1, b1;
+    struct ts_job *j0 = pt_cp_job("tp,dp,cp,pp", "false", &c0, &f0, &b0);
+    struct ts_job *j1 = pt_cp_job("tp,dp,cp,pp", "true", &c1, &f1, &b1);
+    const struct ts_system *sys = &j1->system;
+    struct ts_group g;
+    ts_comm_group(sys, &j1->parallel, TS_PDIM_CP, &g);
+    struct ts_coll_cost ag;
+    ts_comm_collective(sys, TS_COLL_ALLGATHER, &g, c1.layer.cp_gather_bytes, &ag);
+    double nic = sys->scale_out.bandwidth * sys->scale_out.efficiency;
+    double hop = sys->scale_out.latency + c1.layer.cp_bwd_tail_bytes / nic;
+    double step_f = c1.layer.attn_fwd_s / 8, step_b = c1.layer.attn_bwd_s / 8;
+    double k = sys->accel.overlap_slowdown;
+    assert_true(k > 0.0);
+    assert_close(c1.layer.attn_fwd_s, c0.layer.attn_fwd_s, 1e-15, 0);
+    assert_close(f1 - f0, k * fmin(ag.time_s, step_f), 1e-6, 1e-12);
+    assert_close(b1 - b0, k * (fmin(ag.time_s, step_b) + 7 * fmin(hop, step_b)), 1e-6, 1e-12);
+    free(j0);
+    free(j1);
+}
+
 /* ---------------------------------------------------------------- ZeRO-3 / FSDP units */
 
 /* A job of `layers` layers (h 1024) on 16 GPUs of two nodes, pp 1, dp 16, ZeRO-3 with the
@@ -858,25 +944,7 @@ static void fsdp_job(struct ts_job *job, int unit_layers, const char *net, int z
              "\"gpus\": 16, \"global_batch\": 64, \"parallel\": {\"zero\": %d, "
              "\"fsdp_unit_layers\": %d}}",
              net, zero, unit_layers);
-    cJSON *doc = ts_test_json(text);
-    struct ts_jnode root = ts_jnode_root(doc, "test.json");
-    struct ts_err err;
-    ts_err_clear(&err);
-    int rc = ts_job_parse(&root, NULL, job, &err);
-    if (rc == TS_OK)
-        rc = ts_job_validate(job, "test.json", &err);
-    cJSON_Delete(doc);
-    if (rc != TS_OK) {
-        print_error("%s\n", err.msg);
-        fail();
-    }
-}
-
-static void fsdp_plan(const struct ts_job *job, struct ts_compute *c, struct ts_step_plan *pl)
-{
-    ts_compute_build(job, c);
-    assert_int_equal(ts_step_plan_init(pl, 1, 1), 0);
-    ts_step_plan_build(job, c, pl);
+    parse_valid_job(text, job);
 }
 
 static void fsdp_with_one_unit_per_chunk_is_zero3_at_chunk_granularity(void **state)
@@ -892,8 +960,8 @@ static void fsdp_with_one_unit_per_chunk_is_zero3_at_chunk_granularity(void **st
         fsdp_job(&z1, 8, nets[i], 1);
         struct ts_compute c3, c1;
         struct ts_step_plan p3, p1;
-        fsdp_plan(&z3, &c3, &p3);
-        fsdp_plan(&z1, &c1, &p1);
+        build_plan(&z3, &c3, &p3);
+        build_plan(&z1, &c1, &p1);
         const struct ts_step_chunk *x = &p3.chunk[0];
         assert_close(x->fwd_s, p1.chunk[0].fwd_s, 1e-15, 0);
         assert_close(x->bwd_s, p1.chunk[0].bwd_s, 1e-15, 0);
@@ -928,9 +996,9 @@ static void fsdp_units_hide_gathers_behind_compute_as_a_flow_shop(void **state)
     fsdp_job(&base, 1, "1 Gb/s", 1);
     struct ts_compute cs, cf, cb;
     struct ts_step_plan ps, pf, pb;
-    fsdp_plan(&slow, &cs, &ps);
-    fsdp_plan(&fast, &cf, &pf);
-    fsdp_plan(&base, &cb, &pb);
+    build_plan(&slow, &cs, &ps);
+    build_plan(&fast, &cf, &pf);
+    build_plan(&base, &cb, &pb);
     int n = 8;
     double c = pb.layer_fwd_s, cbk = pb.layer_bwd_s + pb.layer_recompute_s;
     double out_f = cb.output.fwd.time_s, emb_b = cb.embed.bwd.time_s;
@@ -987,8 +1055,8 @@ static void fsdp_unit_compute_slows_by_the_contention_of_the_collectives_beside_
         off.system.accel.overlap_slowdown = slow_down;   /* ignored: contention off */
         struct ts_compute c0, c1;
         struct ts_step_plan p0, p1;
-        fsdp_plan(&off, &c0, &p0);
-        fsdp_plan(&on, &c1, &p1);
+        build_plan(&off, &c0, &p0);
+        build_plan(&on, &c1, &p1);
         struct ts_group g;
         ts_comm_group(&on.system, &on.parallel, TS_PDIM_DP, &g);
         struct ts_coll_cost ag, rs;
@@ -1009,6 +1077,105 @@ static void fsdp_unit_compute_slows_by_the_contention_of_the_collectives_beside_
     }
 }
 
+static void fsdp2_copies_add_a_copy_out_per_gather_and_a_copy_in_per_backward_unit(void **state)
+{
+    (void)state;
+    /* Oracle (torch fully_shard, _fsdp_collectives.py): after each unit's all-gather the
+     * compute stream copies the gathered 16-bit buffer into the parameters (read + write,
+     * 2 x 2 bytes per parameter); after each unit's backward it waits for the copy of the
+     * 16-bit gradients into the fp32 reduce-scatter buffer (2 + 4 bytes). With a fast network
+     * the communication stays hidden, so the 8 per-layer units' forward lengthens by
+     * 8 (4 P / bw + latency) plus the embedding's and output layer's 4 bytes per parameter,
+     * and their backward by 8 (10 P / bw + 2 latency) plus 10 bytes per parameter of both. */
+    struct ts_job off, on;
+    fsdp_job(&off, 1, "3200 Gb/s", 3);
+    fsdp_job(&on, 1, "3200 Gb/s", 3);
+    off.parallel.sw.contention = on.parallel.sw.contention = false;
+    off.parallel.sw.fsdp2_copies = false;
+    on.parallel.sw.fsdp2_copies = true;
+    struct ts_compute c0, c1;
+    struct ts_step_plan p0, p1;
+    build_plan(&off, &c0, &p0);
+    build_plan(&on, &c1, &p1);
+    const struct ts_accel *a = &on.system.accel;
+    double bw = a->memory_bandwidth * a->memory_efficiency;
+    double lat = on.parallel.sw.kernel_latency_s >= 0 ? on.parallel.sw.kernel_latency_s
+                                                      : a->kernel_latency;
+    double P = c1.layer.params, E = c1.embed.params, O = c1.output.params;
+    assert_true(P > 0 && E > 0 && O > 0);
+    assert_close(p1.chunk[0].fwd_s - p0.chunk[0].fwd_s, 8 * (4.0 * P / bw + lat) + 4.0 * (E + O) / bw,
+                 1e-9, 0);
+    assert_close(p1.chunk[0].bwd_s - p0.chunk[0].bwd_s,
+                 8 * (10.0 * P / bw + 2.0 * lat) + 10.0 * (E + O) / bw, 1e-9, 0);
+    /* Without ZeRO-3 nothing is gathered, so nothing is copied. */
+    struct ts_job z1off, z1on;
+    fsdp_job(&z1off, 1, "3200 Gb/s", 1);
+    fsdp_job(&z1on, 1, "3200 Gb/s", 1);
+    z1on.parallel.sw.fsdp2_copies = true;
+    z1off.parallel.sw.fsdp2_copies = false;
+    struct ts_compute c2, c3;
+    struct ts_step_plan p2, p3;
+    build_plan(&z1off, &c2, &p2);
+    build_plan(&z1on, &c3, &p3);
+    assert_close(p3.chunk[0].fwd_s, p2.chunk[0].fwd_s, 1e-15, 0);
+    assert_close(p3.chunk[0].bwd_s, p2.chunk[0].bwd_s, 1e-15, 0);
+    ts_step_plan_free(&p0);
+    ts_step_plan_free(&p1);
+    ts_step_plan_free(&p2);
+    ts_step_plan_free(&p3);
+}
+
+/* fsdp_job's model and system in fp8 (fp8 peak 2e14), per-layer units, 1 Gb/s across the
+ * two nodes, with or without the float8 all-gather. */
+static void fsdp_fp8_job(struct ts_job *job, bool fp8_allgather)
+{
+    char text[4096];
+    snprintf(text, sizeof text,
+             "{\"model\": {\"name\": \"f\", \"layers\": 8, \"hidden\": 1024, \"heads\": 8, "
+             "\"vocab\": 32000, \"seq_len\": 1024, \"ffn\": \"swiglu\", \"ffn_hidden\": 2816}, "
+             "\"system\": {\"name\": \"s\", \"accelerator\": {\"name\": \"g\", \"peak_flops\": "
+             "{\"bf16\": 1e14, \"fp8\": 2e14}, \"memory\": \"80 GiB\", \"memory_bandwidth\": 1e12, "
+             "\"gemm_efficiency\": [[1000, 0.5]]}, \"gpus_per_node\": 8, \"scale_up\": "
+             "{\"bandwidth\": \"300 GB/s\", \"latency\": \"5 us\", \"domain_size\": 8}, "
+             "\"scale_out\": {\"bandwidth\": \"1 Gb/s\", \"latency\": \"10 us\"}}, "
+             "\"gpus\": 16, \"global_batch\": 64, \"precision\": \"fp8\", \"parallel\": "
+             "{\"zero\": 3, \"fsdp_unit_layers\": 1, \"fsdp_fp8_allgather\": %s}}",
+             fp8_allgather ? "true" : "false");
+    parse_valid_job(text, job);
+}
+
+static void fsdp_float8_all_gather_moves_the_layers_weights_at_one_byte(void **state)
+{
+    (void)state;
+    /* Oracle: with gathers far slower than compute the forward lasts (n - 1) g + compute
+     * (fsdp_units_hide_gathers_behind_compute_as_a_flow_shop), so the float8 gather changes
+     * it by (n - 1) (g(P x 1 byte) - g(P x 2 bytes)); the first unit's gather, a flow of the
+     * step simulation, moves its layer at 1 byte and the embedding at 2. */
+    struct ts_job off, on;
+    fsdp_fp8_job(&off, false);
+    fsdp_fp8_job(&on, true);
+    struct ts_compute c0, c1;
+    struct ts_step_plan p0, p1;
+    build_plan(&off, &c0, &p0);
+    build_plan(&on, &c1, &p1);
+    struct ts_group g;
+    ts_comm_group(&on.system, &on.parallel, TS_PDIM_DP, &g);
+    double P = c1.layer.params, E = c1.embed.params;
+    struct ts_coll_cost ag1, ag2, first1, first2;
+    ts_comm_collective(&on.system, TS_COLL_ALLGATHER, &g, P * 1.0, &ag1);
+    ts_comm_collective(&on.system, TS_COLL_ALLGATHER, &g, P * 2.0, &ag2);
+    ts_comm_collective(&on.system, TS_COLL_ALLGATHER, &g, P * 1.0 + E * 2.0, &first1);
+    ts_comm_collective(&on.system, TS_COLL_ALLGATHER, &g, (P + E) * 2.0, &first2);
+    assert_true(ag1.time_s > 10 * p0.layer_bwd_s);
+    assert_close(p1.chunk[0].fwd_s - p0.chunk[0].fwd_s, 7 * (ag1.time_s - ag2.time_s), 1e-9, 0);
+    double bw = p1.nic_bandwidth;
+    assert_true(p1.dp_over_nic);
+    assert_close(p1.chunk[0].z3_gather_bytes, (first1.time_s - first1.latency_s) * bw, 1e-12, 0);
+    assert_close(p0.chunk[0].z3_gather_bytes, (first2.time_s - first2.latency_s) * bw, 1e-12, 0);
+    ts_step_plan_free(&p0);
+    ts_step_plan_free(&p1);
+}
+
 static void fsdp_without_backward_prefetch_queues_each_gather_behind_the_reduce_scatter(void **state)
 {
     (void)state;
@@ -1026,9 +1193,9 @@ static void fsdp_without_backward_prefetch_queues_each_gather_behind_the_reduce_
         fsdp_job(&base, 1, nets[i], 1);
         struct ts_compute cp, cq, cb;
         struct ts_step_plan pp, pq, pb;
-        fsdp_plan(&pre, &cp, &pp);
-        fsdp_plan(&post, &cq, &pq);
-        fsdp_plan(&base, &cb, &pb);
+        build_plan(&pre, &cp, &pp);
+        build_plan(&post, &cq, &pq);
+        build_plan(&base, &cb, &pb);
         int n = 8;
         double cbk = pb.layer_bwd_s + pb.layer_recompute_s;
         double head_b = pb.chunk[0].bwd_s - n * cbk - cb.embed.bwd.time_s;
@@ -1062,7 +1229,7 @@ static void hybrid_sharding_gathers_inside_the_group_and_all_reduces_across_repl
     job.parallel.zero_group = 8;
     struct ts_compute c;
     struct ts_step_plan pl;
-    fsdp_plan(&job, &c, &pl);
+    build_plan(&job, &c, &pl);
     const struct ts_step_chunk *x = &pl.chunk[0];
     struct ts_group shard, replicas;
     ts_comm_group_strided(&job.system, 8, 1, &shard);
@@ -1110,8 +1277,8 @@ static void hybrid_sharding_without_dp_overlap_all_reduces_across_replicas_after
         off.parallel.dp_overlap = false;
         struct ts_compute con, coff;
         struct ts_step_plan pon, poff;
-        fsdp_plan(&on, &con, &pon);
-        fsdp_plan(&off, &coff, &poff);
+        build_plan(&on, &con, &pon);
+        build_plan(&off, &coff, &poff);
         const struct ts_step_chunk *x = &poff.chunk[0];
         assert_int_equal(pon.chunk[0].buckets, 0);
         struct ts_group replicas;
@@ -1230,9 +1397,13 @@ int main(void)
         cmocka_unit_test(korthikanti_175b_evaluates_feasibly_with_one_compute_span_per_task),
         cmocka_unit_test(context_parallel_rings_across_nodes_pay_the_network),
         cmocka_unit_test(context_parallel_backward_exposes_the_last_gradient_hop),
+        cmocka_unit_test(an_allgather_ring_hides_its_gather_behind_the_first_step_only),
+        cmocka_unit_test(hidden_context_parallel_transfers_slow_the_attention_under_contention),
         cmocka_unit_test(fsdp_with_one_unit_per_chunk_is_zero3_at_chunk_granularity),
         cmocka_unit_test(fsdp_units_hide_gathers_behind_compute_as_a_flow_shop),
         cmocka_unit_test(fsdp_unit_compute_slows_by_the_contention_of_the_collectives_beside_it),
+        cmocka_unit_test(fsdp2_copies_add_a_copy_out_per_gather_and_a_copy_in_per_backward_unit),
+        cmocka_unit_test(fsdp_float8_all_gather_moves_the_layers_weights_at_one_byte),
         cmocka_unit_test(fsdp_without_backward_prefetch_queues_each_gather_behind_the_reduce_scatter),
         cmocka_unit_test(hybrid_sharding_gathers_inside_the_group_and_all_reduces_across_replicas),
         cmocka_unit_test(hybrid_sharding_without_dp_overlap_all_reduces_across_replicas_after_the_backward),

@@ -10,13 +10,12 @@ Standard library only; deterministic (fixed bisection steps, values rounded to 4
 """
 import argparse
 import collections
-import json
 import os
-import subprocess
-import tempfile
+import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.dirname(HERE))
+from validation_common import ROOT, bisect, load, predict, write_calibration  # noqa: E402
 
 # (profile, device): the job of the fit row, one per pair, each a row whose release's recipe ran
 # what the profile describes (README.md "Dispatcher of each row"), the most recent such release.
@@ -34,28 +33,6 @@ FIT = [
 ]
 
 
-def load(path):
-    with open(os.path.join(ROOT, path)) as f:
-        return json.load(f, object_pairs_hook=collections.OrderedDict)
-
-
-def predict(trainsim, job, profile, device, scale):
-    sw = load("configs/software/%s.json" % profile)
-    sw["calibration"] = {"note": "fit", "constants": [
-        {"device": device, "compute_scale": scale, "row": "fit"}]}
-    job = dict(job, software=sw)
-    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
-        json.dump(job, f)
-        name = f.name
-    try:
-        out = subprocess.run([trainsim, "run", name], check=True, capture_output=True,
-                             text=True, env=dict(os.environ, TRAINSIM_HOME=ROOT)).stdout
-    finally:
-        os.unlink(name)
-    d = json.loads(out)
-    return d["tokens_per_s"] / d["gpus"]
-
-
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--trainsim", default=os.path.join(ROOT, "build/sim/trainsim"))
@@ -65,14 +42,9 @@ def main():
     for profile, device, config in FIT:
         target = published[config]["published"]
         job = load(config)
-        lo, hi = 0.05, 2.0
-        for _ in range(40):
-            mid = 0.5 * (lo + hi)
-            if predict(args.trainsim, job, profile, device, mid) < target:
-                lo = mid
-            else:
-                hi = mid
-        scale = round(0.5 * (lo + hi), 4)
+        scale = bisect(
+            lambda v: predict(args.trainsim, job, profile, device, "compute_scale", v),
+            target, 0.05, 2.0, rising=True)
         row = "%s (%s): %.0f tokens/s/GPU" % (
             load(config)["description"].split(": ")[0], config, target)
         print("%-26s %-9s compute_scale %.4f  <- %s" % (profile, device, scale, row))
@@ -86,17 +58,11 @@ def main():
                     ("device", "h200-sxm"), ("compute_scale", c["compute_scale"]),
                     ("row", c["row"] + " (= h100-sxm: same GH100 chip)")]))
     for profile, consts in fitted.items():
-        path = "configs/software/%s.json" % profile
-        sw = load(path)
-        sw["calibration"] = collections.OrderedDict([
-            ("note", "One compute_scale per device (a multiplier on sustained compute), fitted "
-                     "by experiments/validation-moe/fit.py on the one Megatron-Bridge row named "
-                     "with it; every other row of experiments/validation-moe/published.json is "
-                     "validation."),
-            ("constants", consts)])
-        with open(os.path.join(ROOT, path), "w") as f:
-            json.dump(sw, f, indent=2, ensure_ascii=False)
-            f.write("\n")
+        write_calibration(profile, (
+            "One compute_scale per device (a multiplier on sustained compute), fitted by "
+            "experiments/validation-moe/fit.py on the one Megatron-Bridge row named with it; "
+            "every other row of experiments/validation-moe/published.json is validation."),
+            consts)
 
 
 if __name__ == "__main__":

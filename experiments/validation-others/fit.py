@@ -21,38 +21,15 @@ Standard library only; deterministic (fixed bisection steps, value rounded to 4 
 """
 import argparse
 import collections
-import json
 import os
-import subprocess
-import tempfile
+import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(os.path.dirname(HERE))
+sys.path.insert(0, os.path.dirname(HERE))
+from validation_common import ROOT, bisect, load, predict, write_calibration  # noqa: E402
+
 PROFILE, DEVICE = "megatron-deepspeed", "a100-sxm-80g"
 FIT = "bloom-a100-176b-g384"
-
-
-def load(path):
-    with open(os.path.join(ROOT, path)) as f:
-        return json.load(f, object_pairs_hook=collections.OrderedDict)
-
-
-def predict(trainsim, job, scale):
-    sw = load("configs/software/%s.json" % PROFILE)
-    sw["calibration"] = {"note": "fit", "constants": [
-        {"device": DEVICE, "compute_scale": scale, "row": "fit"}]}
-    job = dict(job, software=sw)
-    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
-        json.dump(job, f)
-        name = f.name
-    try:
-        out = subprocess.run([trainsim, "run", name, "--format", "json"], check=True,
-                             capture_output=True, text=True,
-                             env=dict(os.environ, TRAINSIM_HOME=ROOT)).stdout
-    finally:
-        os.unlink(name)
-    d = json.loads(out)
-    return d["tokens_per_s"] / d["gpus"]
 
 
 def main():
@@ -62,30 +39,18 @@ def main():
     published = {r["name"]: r for r in load("experiments/validation-others/published.json")["rows"]}
     target = published[FIT]["published_tokens_per_s_per_gpu"]
     job = load("configs/validation/others/%s.json" % FIT)
-    lo, hi = 0.05, 2.0
-    for _ in range(40):
-        mid = 0.5 * (lo + hi)
-        if predict(args.trainsim, job, mid) < target:
-            lo = mid
-        else:
-            hi = mid
-    scale = round(0.5 * (lo + hi), 4)
+    scale = bisect(lambda v: predict(args.trainsim, job, PROFILE, DEVICE, "compute_scale", v),
+                   target, 0.05, 2.0, rising=True)
     row = ("BLOOM tr11 (configs/validation/others/%s.json; bigscience tr11-176B-ml README "
            "iteration 85376: 104.70 s for 2048 x 2048 tokens on 384 GPUs): %.2f tokens/s/GPU"
            % (FIT, target))
     print("%s %s compute_scale %.4f  <- %s" % (PROFILE, DEVICE, scale, row))
-    path = "configs/software/%s.json" % PROFILE
-    sw = load(path)
-    sw["calibration"] = collections.OrderedDict([
-        ("note", "One compute_scale on a100-sxm-80g (multiplies sustained compute), fitted by "
-                 "experiments/validation-others/fit.py on the BLOOM row named with it: the "
-                 "per-microbatch compute gap left after the mechanisms above. MT-NLG rows are "
-                 "validation; other devices 1."),
-        ("constants", [collections.OrderedDict([
-            ("device", DEVICE), ("compute_scale", scale), ("row", row)])])])
-    with open(os.path.join(ROOT, path), "w") as f:
-        json.dump(sw, f, indent=2, ensure_ascii=False)
-        f.write("\n")
+    write_calibration(PROFILE, (
+        "One compute_scale on a100-sxm-80g (multiplies sustained compute), fitted by "
+        "experiments/validation-others/fit.py on the BLOOM row named with it: the "
+        "per-microbatch compute gap left after the mechanisms above. MT-NLG rows are "
+        "validation; other devices 1."),
+        [collections.OrderedDict([("device", DEVICE), ("compute_scale", scale), ("row", row)])])
 
 
 if __name__ == "__main__":

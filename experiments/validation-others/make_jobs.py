@@ -35,10 +35,20 @@ TRAINY_DOC = ("pytorch/torchtitan benchmarks/llama3-8b_h200_202506_trainy-whitef
               "float8 FSDP all-gather")
 OLMO_DOC = ("allenai/OLMo-core README.md at 41400c46fcce82cf2f8c491e51d861b1ffef5798 (2024-11-01), "
             "throughput table 'measured on a cluster with NVIDIA H100 GPUs', tokens/s per device; "
-            "src/scripts/train/Llama-8B.py at the same commit: TransformerConfig.llama3_8B(compile="
-            "True, FSDP param bf16 / reduce fp32), rank_microbatch_size 2 x 4096 tokens, "
-            "global_batch_size 1024 x 4096 tokens, fused AdamW, fused loss, no activation "
-            "checkpointing; vocab = dolma2 tokenizer padded to 100352")
+            "src/scripts/train/{script} at the same commit: TransformerConfig.{cfg}(compile=True, "
+            "FSDP param bf16 / reduce fp32), rank_microbatch_size {mb} x 4096 tokens, "
+            "global_batch_size {gbs} x 4096 tokens, fused AdamW, {loss}, z_loss_multiplier 1e-5, "
+            "no activation checkpointing; vocab = dolma2 tokenizer padded to 100352; "
+            "src/olmo_core/internal/experiment.py at the same commit: launch default 1 node of 8 "
+            "GPUs, and on more than one node FSDP over init_hybrid_shard_mesh() (HYBRID_SHARD: "
+            "shards inside a node, replicas across nodes); Transformer.forward returns "
+            "w_out(h).float(), float8 converts every linear but w_out (tensorwise dynamic "
+            "scaling, float8 FSDP all-gather)")
+OLMO_FUSED_LOSS = ("fused_loss True (olmo_core/triton/cross_entropy_loss.py, the z-loss inside "
+                   "the kernel)")
+OLMO_EAGER_LOSS = ("fused_loss unset, i.e. False (eager F.cross_entropy and z-loss "
+                   "logsumexp(-1).pow(2) on the fp32 logits: "
+                   "olmo_core/nn/functional/cross_entropy_loss.py)")
 BLOOM_DOC = ("bigscience-workshop/bigscience train/tr11-176B-ml/README.md (commit "
              "39ed8110482e9eb87d0e094ede05e4d02c40e298), 'Important checkpoints': iteration 85376 "
              "log line, elapsed time per iteration 104.70 s, global batch size 2048, samples per "
@@ -279,30 +289,46 @@ for nodes, tps in ((4, 10938), (8, 10753)):
         f"{16 * nodes}, seq 8192, selective op AC, torch.compile, float8 linears with float8 "
         "all-gather (the all-gather's halved bytes are not modelled: bf16 gathers)",
         "torchtitan Trainy H200 2025-06")
+# The README does not state the GPU count; the launch default is one node of 8 GPUs, and the
+# jobs assume 8 nodes, on which OLMo-core shards inside each node (HYBRID_SHARD).
+OLMO_GPUS = ("assumed: 64 GPUs (8 nodes; the README does not state the GPU count, the scripts' "
+             "launch default is 1 node) on DGX H100-class nodes")
+# olmo_core/float8.py at 41400c4: Float8Config.enable_fsdp_float8_all_gather defaults True.
+OLMO_FP8_AG = {"bf16": {}, "fp8": {"fsdp_fp8_allgather": True}}
 # OLMo-core README (2024-11), Llama 8B.
 for prec, tps in (("bf16", 9500), ("fp8", 12500)):
     row(f"olmocore-h100-llama-8b-{prec}", "pytorch-fsdp-compile", "dgx-h100", 64,
         olmo_llama8b(), prec, 1024,
-        {"tp": 1, "pp": 1, "zero": 3, "microbatch": 2, "recompute": "none"}, tps,
-        f"{OLMO_DOC}, row '8B Llama 4096 {'BF16' if prec == 'bf16' else 'BF16/FP8'}'",
-        "Llama 3 8B with the dolma2 vocabulary, seq 4096, FSDP FULL_SHARD, microbatch 2, "
-        f"global 1024, no AC, torch.compile, {'bf16' if prec == 'bf16' else 'float8 linears'}; "
-        "assumed: 64 GPUs (8 nodes; the README does not state the GPU count) on DGX H100-class "
-        "nodes", "OLMo-core README 2024-11")
+        {"tp": 1, "pp": 1, "zero": 3, "zero_group": 8, "microbatch": 2, "recompute": "none",
+         **OLMO_FP8_AG[prec]}, tps, f"{OLMO_DOC.format(script='Llama-8B.py', cfg='llama3_8B', mb=2, gbs=1024, loss=OLMO_FUSED_LOSS)}, "
+        f"row '8B Llama 4096 {'BF16' if prec == 'bf16' else 'BF16/FP8'}'",
+        "Llama 3 8B with the dolma2 vocabulary, seq 4096, FSDP HYBRID_SHARD (8 shards per node, "
+        "zero_group 8), microbatch 2, global 1024, no AC, torch.compile, "
+        f"{'bf16' if prec == 'bf16' else 'float8 linears, float8 FSDP all-gather'}, fused loss; "
+        f"{OLMO_GPUS}",
+        "OLMo-core README 2024-11")
 # OLMo-core README (2024-11), OLMo-1124 1B / 7B / 13B (src/scripts/train/OLMo-{1B,7B,13B}.py):
 # compile, FSDP param bf16 / reduce fp32, fused AdamW, no activation checkpointing.
 for size, tps_bf, tps_f8, mbs, gbs in (("1B", 44000, 51000, 4, 1024), ("7B", 10000, 13000, 2, 1024),
                                        ("13B", 4600, 5500, 1, 2048)):
+    # OLMo-1B.py at 41400c4 leaves fused_loss unset (False): the loss runs as eager ops.
+    eager = size == "1B"
     for prec, tps in (("bf16", tps_bf), ("fp8", tps_f8)):
+        par = {"tp": 1, "pp": 1, "zero": 3, "zero_group": 8, "microbatch": mbs,
+               "recompute": "none"}
+        if eager:
+            par["eager_loss"] = "cross_entropy_z_loss"
+        par.update(OLMO_FP8_AG[prec])
+        doc = OLMO_DOC.format(script=f"OLMo-{size}.py", cfg=f"olmo_{size}", mb=mbs, gbs=gbs,
+                              loss=OLMO_EAGER_LOSS if eager else OLMO_FUSED_LOSS)
         row(f"olmocore-h100-olmo-{size.lower()}-{prec}", "pytorch-fsdp-compile", "dgx-h100", 64,
-            olmo_model(size), prec, gbs,
-            {"tp": 1, "pp": 1, "zero": 3, "microbatch": mbs, "recompute": "none"}, tps,
-            f"{OLMO_DOC.replace('Llama-8B.py', f'OLMo-{size}.py')}, row '{size} OLMo-1124 4096 "
-            f"{'BF16' if prec == 'bf16' else 'BF16/FP8'}'",
-            f"OLMo-1124 {size}, seq 4096, FSDP FULL_SHARD, microbatch {mbs}, global {gbs}, no "
-            f"AC, torch.compile, {'bf16' if prec == 'bf16' else 'float8 linears'}; assumed: 64 "
-            "GPUs (8 nodes; the README does not state the GPU count) on DGX H100-class nodes",
-            "OLMo-core README 2024-11")
+            olmo_model(size), prec, gbs, par, tps,
+            f"{doc}, row '{size} OLMo-1124 4096 {'BF16' if prec == 'bf16' else 'BF16/FP8'}'",
+            f"OLMo-1124 {size}, seq 4096, FSDP HYBRID_SHARD (8 shards per node, zero_group 8), "
+            f"microbatch {mbs}, global {gbs}, no AC, torch.compile, "
+            f"{'bf16' if prec == 'bf16' else 'float8 linears, float8 FSDP all-gather'}, "
+            f"{'eager cross-entropy + z-loss on fp32 logits' if eager else 'fused loss'}; "
+            f"{OLMO_GPUS}", "OLMo-core README 2024-11")
 # BLOOM-176B.
 row("bloom-a100-176b-g384", "megatron-deepspeed", JEAN_ZAY, 384, BLOOM_MODEL, "bf16", 2048,
     # --pp-partition-method 'type:transformer|embedding': the two embeddings count as layers,
@@ -318,11 +344,14 @@ for nodes, it in ((280, 60.1), (350, 50.2), (420, 44.4)):
     g = 8 * nodes
     row(f"mtnlg-a100-530b-g{g}", "megatron-deepspeed", "dgx-a100-80g", g, MTNLG_MODEL,
         "bf16", 1920,
-        {"tp": 8, "pp": 35, "zero": 1, "microbatch": 1, "recompute": "full",
+        {"tp": 8, "pp": 35, "zero": 1, "microbatch": 2, "recompute": "full",
          "schedule": "1f1b"},
         round(1920 * 2048 / it / g, 2), f"{MTNLG_DOC}; {nodes} servers: {it} s",
         f"MT-NLG 530B, {g} A100 80GB ({nodes} DGX A100), TP 8 x PP 35 x DP {g // 280}, global "
-        "1920, seq 2048; assumed: microbatch 1, full activation checkpointing (the published "
+        "1920, seq 2048; assumed: microbatch 2 (not published; inferred from the published "
+        "scaling: 1F1B's busy share m / (m + p - 1) with p 35 and m = 1920 / (2 DP) gives "
+        "(80 / 114) / (120 / 154) = 0.901 from 280 to 420 servers against the published "
+        "113 / 126 = 0.897, microbatch 1 gives 0.942), full activation checkpointing (the published "
         "126 TFLOP/s at 60.1 s equals 4 passes of 2 x 530B x tokens, i.e. Megatron's FLOP "
         "count with recomputation), mixed precision as bf16 (A100 fp16 and bf16 peaks are "
         "equal), ZeRO-1", "MT-NLG sec. 2.4")

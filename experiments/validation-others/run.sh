@@ -8,25 +8,9 @@
 #   --write-bands  also write each profile's per-device residual band ("validation") into
 #                  configs/software/PROFILE.json
 # Environment: TRAINSIM (default build/sim/trainsim, built if missing).
+# The steps are experiments/profile_validation.sh (shared with validation-zero3).
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-bands=()
-for arg in "$@"; do
-    case $arg in
-    --write-bands) bands=(--write-bands) ;;
-    *) echo "usage: $0 [--write-bands]" >&2; exit 2 ;;
-    esac
-done
-# shellcheck source=../common.sh
-. "$HERE/../common.sh"
-python3 "$HERE/make_jobs.py" --out "$OUT/jobs" >/dev/null
-for f in "$OUT"/jobs/*.json; do
-    cmp -s "$f" "$ROOT/configs/validation/others/$(basename "$f")" ||
-        { echo "configs/validation/others/$(basename "$f") differs from make_jobs.py's" >&2; exit 1; }
-done
-status=0
-python3 "$HERE/results.py" --trainsim "$TRAINSIM" --root "$ROOT" --out "$HERE" \
-    --check "$HERE/thresholds.json" "${bands[@]}" || status=$?
-[ "$status" = 0 ] || [ "$status" = 3 ] || exit "$status"
-exit "$status"
+# shellcheck source=../profile_validation.sh
+. "$HERE/../profile_validation.sh" configs/validation/others "$@"

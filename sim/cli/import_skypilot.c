@@ -8,6 +8,14 @@
  * when none is given), spot likewise from the cheapest zone's SpotPrice when the catalogue has
  * one. A catalogue states no date, so the price file's date is the one given (--date) or the
  * day of the import, said so in its source.
+ *
+ * Two shapes of the real catalogues need more than one row per offer:
+ *  - An instance sold without an on-demand price (AWS p5e.48xlarge: Capacity Blocks and spot
+ *    only) has an empty Price; it is kept when it has a SpotPrice and priced as spot only.
+ *  - Google Cloud's catalogue prices an accelerator-optimized VM in two rows of one zone: the
+ *    machine type with no accelerator (its vCPUs and memory) and a row with no InstanceType
+ *    for the attached GPUs (AcceleratorName, AcceleratorCount). The offer is their sum; the
+ *    machine family says which GPU row belongs to it (gcp_family below).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -22,10 +30,64 @@ static const char *const col_name[C_N] = {"InstanceType", "AcceleratorName", "Ac
                                           "Price", "SpotPrice", "Region", "AvailabilityZone"};
 
 struct sky_row {
-    char type[96], acc[48], region[64];
-    double count, price, spot;     // spot NaN when absent
+    char type[96], acc[48], region[64], zone[64];
+    double count;           // accelerators per instance, e.g. 8
+    double price, spot;     // USD per instance-hour; NaN when the catalogue gives none
+    bool summed;            // a Google Cloud VM row plus its GPU row
 };
 
+/* Google Cloud accelerator-optimized machine families and the catalogue's name for their
+ * GPU (https://cloud.google.com/compute/docs/gpus: A4 = B200, A3 Ultra = H200 141GB, A3 Mega
+ * = H100 80GB "Mega", A3 High and A3 Edge = H100 80GB, A2 Ultra = A100 80GB, A2 Standard =
+ * A100 40GB). The GPU count is the name's "-Ng" part (a3-highgpu-8g: 8). Returns false for any
+ * other machine type. */
+static bool gcp_family(const char *type, const char **acc, double *count)
+{
+    static const struct { const char *prefix, *acc; } fam[] = {
+        {"a4-highgpu-", "B200"},     {"a3-ultragpu-", "H200"}, {"a3-megagpu-", "H100-MEGA"},
+        {"a3-highgpu-", "H100"},     {"a3-edgegpu-", "H100"},  {"a2-ultragpu-", "A100-80GB"},
+        {"a2-highgpu-", "A100"},     {"a2-megagpu-", "A100"},
+    };
+    for (size_t i = 0; i < sizeof fam / sizeof fam[0]; i++) {
+        size_t n = strlen(fam[i].prefix);
+        if (strncmp(type, fam[i].prefix, n) != 0)
+            continue;
+        const char *p = type + n;
+        char *end;
+        long g = strtol(p, &end, 10);
+        if (end == p || *end != 'g' || (end[1] != '\0' && end[1] != '-') || g < 1 || g > 64)
+            return false;
+        *acc = fam[i].acc;
+        *count = (double)g;
+        return true;
+    }
+    return false;
+}
+
+/* A price field: empty -> NaN (no price), else a non-negative number. Returns false on text
+ * that is not one. */
+static bool price_field(const char *s, double *out)
+{
+    if (!s[0]) {
+        *out = (double)NAN;
+        return true;
+    }
+    return ts_text_number(s, out) && *out >= 0.0;
+}
+
+static void rows_push(struct sky_row **rows, int *n, int *cap, const struct sky_row *r,
+                      const char *file)
+{
+    if (*n == *cap) {
+        *cap = *cap ? 2 * *cap : 256;
+        *rows = realloc(*rows, (size_t)*cap * sizeof **rows);
+        TS_ASSERT(*rows != NULL, "out of memory reading %s", file);
+    }
+    (*rows)[(*n)++] = *r;
+}
+
+/* The offers of the file: its GPU instance rows, and each Google Cloud VM row summed with the
+ * GPU row of its zone. Rows without a price or a spot price are left out. */
 static int read_rows(const char *file, struct sky_row **out, int *n_out, struct ts_err *err)
 {
     char *text;
@@ -36,8 +98,8 @@ static int read_rows(const char *file, struct sky_row **out, int *n_out, struct 
     int idx[C_N];
     for (int c = 0; c < C_N; c++)
         idx[c] = -1;
-    int n = 0, cap = 0, nh = 0;
-    struct sky_row *rows = NULL;
+    int n = 0, cap = 0, nh = 0, nhost = 0, caphost = 0, npart = 0, cappart = 0;
+    struct sky_row *rows = NULL, *hosts = NULL, *parts = NULL;
     bool header = false;
     long lineno = 0;
     for (size_t pos = 0; pos < len && rc == TS_OK;) {
@@ -76,36 +138,56 @@ static int read_rows(const char *file, struct sky_row **out, int *n_out, struct 
                             lineno, nf, nh);
             break;
         }
-        if (!f[idx[C_ACC]][0] || !f[idx[C_COUNT]][0] || !f[idx[C_PRICE]][0])
-            continue;       /* a CPU instance, or no price: nothing to price a GPU-hour by */
+        const char *type = f[idx[C_TYPE]], *acc = f[idx[C_ACC]], *count = f[idx[C_COUNT]];
+        const char *fam_acc = NULL;
         struct sky_row r;
         memset(&r, 0, sizeof r);
-        ts_strlcpy(r.type, f[idx[C_TYPE]], sizeof r.type);
-        ts_strlcpy(r.acc, f[idx[C_ACC]], sizeof r.acc);
+        bool host = !acc[0] && type[0] && gcp_family(type, &fam_acc, &r.count);
+        bool part = acc[0] && !type[0];
+        if (!host && !(acc[0] && count[0]))
+            continue;       /* a CPU instance: nothing to price a GPU-hour by */
+        ts_strlcpy(r.type, type, sizeof r.type);
+        ts_strlcpy(r.acc, host ? fam_acc : acc, sizeof r.acc);
         ts_strlcpy(r.region, idx[C_REGION] >= 0 ? f[idx[C_REGION]] : "", sizeof r.region);
-        if (!ts_text_number(f[idx[C_COUNT]], &r.count) ||
-            !ts_text_number(f[idx[C_PRICE]], &r.price) || !(r.count > 0) || !(r.price >= 0)) {
+        ts_strlcpy(r.zone, idx[C_ZONE] >= 0 ? f[idx[C_ZONE]] : "", sizeof r.zone);
+        if ((!host && (!ts_text_number(count, &r.count) || !(r.count > 0))) ||
+            !price_field(f[idx[C_PRICE]], &r.price)) {
             rc = ts_err_set(err, TS_ERR_INPUT,
                             "%s:%ld: AcceleratorCount \"%s\" or Price \"%s\" is not a number",
-                            file, lineno, f[idx[C_COUNT]], f[idx[C_PRICE]]);
+                            file, lineno, count, f[idx[C_PRICE]]);
             break;
         }
         r.spot = NAN;
-        if (idx[C_SPOT] >= 0 && f[idx[C_SPOT]][0]) {
-            double s;
-            if (ts_text_number(f[idx[C_SPOT]], &s) && s >= 0)
-                r.spot = s;
-        }
-        if (n == cap) {
-            cap = cap ? 2 * cap : 256;
-            rows = realloc(rows, (size_t)cap * sizeof *rows);
-            TS_ASSERT(rows != NULL, "out of memory reading %s", file);
-        }
-        rows[n++] = r;
+        if (idx[C_SPOT] >= 0 && !price_field(f[idx[C_SPOT]], &r.spot))
+            r.spot = NAN;   /* an unreadable spot price is no spot offer */
+        if (host)
+            rows_push(&hosts, &nhost, &caphost, &r, file);
+        else if (part)
+            rows_push(&parts, &npart, &cappart, &r, file);
+        else if (!isnan(r.price) || !isnan(r.spot))
+            rows_push(&rows, &n, &cap, &r, file);
     }
     free(text);
     if (rc == TS_OK && !header)
         rc = ts_err_set(err, TS_ERR_INPUT, "%s: empty (no header line)", file);
+    /* Each VM with the GPU row of its zone (same accelerator and count). A missing price on
+     * either row leaves the sum missing (NaN propagates). */
+    for (int h = 0; rc == TS_OK && h < nhost; h++)
+        for (int p = 0; p < npart; p++) {
+            const struct sky_row *a = &hosts[h], *b = &parts[p];
+            if (strcmp(a->acc, b->acc) != 0 || a->count != b->count ||
+                strcmp(a->region, b->region) != 0 || strcmp(a->zone, b->zone) != 0)
+                continue;
+            struct sky_row s = *a;
+            s.price = a->price + b->price;
+            s.spot = a->spot + b->spot;
+            s.summed = true;
+            if (!isnan(s.price) || !isnan(s.spot))
+                rows_push(&rows, &n, &cap, &s, file);
+            break;
+        }
+    free(hosts);
+    free(parts);
     if (rc) {
         free(rows);
         return rc;
@@ -115,6 +197,23 @@ static int read_rows(const char *file, struct sky_row **out, int *n_out, struct 
     return TS_OK;
 }
 
+/* A listed price to 3 decimals, or "-" when there is none (INFINITY). */
+static void fmt_price(char *out, size_t n, double v)
+{
+    if (isinf(v))
+        snprintf(out, n, "-");
+    else
+        snprintf(out, n, "%.3f", v);
+}
+
+/* Advance *l by what snprintf wrote, never past the buffer's end. */
+static void src_advance(int *l, int wrote, size_t cap)
+{
+    if (wrote > 0)
+        *l += wrote;
+    if (*l > (int)cap - 1)
+        *l = (int)cap - 1;
+}
 
 int ts_cli_import_skypilot(const char *file, int argc, char **argv)
 {
@@ -179,17 +278,16 @@ int ts_cli_import_skypilot(const char *file, int argc, char **argv)
                 if (strcmp(rows[j].type, rows[i].type) != 0)
                     continue;
                 regions++;
-                od = fmin(od, rows[j].price / rows[j].count);
+                if (!isnan(rows[j].price))
+                    od = fmin(od, rows[j].price / rows[j].count);
                 if (!isnan(rows[j].spot))
                     sp = fmin(sp, rows[j].spot / rows[j].count);
             }
-            char sps[32];
-            if (isinf(sp))
-                snprintf(sps, sizeof sps, "-");
-            else
-                snprintf(sps, sizeof sps, "%.3f", sp);
-            ts_buf_printf(&b, "%-28s %-12s %5.0f %14.3f %10s  %d\n", rows[i].type, rows[i].acc,
-                          rows[i].count, od, sps, regions);
+            char ods[32], sps[32];
+            fmt_price(ods, sizeof ods, od);
+            fmt_price(sps, sizeof sps, sp);
+            ts_buf_printf(&b, "%-28s %-12s %5.0f %14s %10s  %d\n", rows[i].type, rows[i].acc,
+                          rows[i].count, ods, sps, regions);
         }
         rc = ts_cli_emit(&b, NULL);
         ts_buf_free(&b);
@@ -197,18 +295,19 @@ int ts_cli_import_skypilot(const char *file, int argc, char **argv)
         return rc;
     }
     /* The price file of one instance type. */
-    int best = -1, matches = 0;
+    /* The cheapest on-demand offer (the first match when none has an on-demand price). */
+    int best = -1, matches = 0, spot_at = -1;
     double spot = INFINITY;
-    const char *spot_region = NULL;
     for (int i = 0; i < n; i++) {
         if (strcmp(rows[i].type, instance) != 0 || (region && strcmp(rows[i].region, region) != 0))
             continue;
         matches++;
-        if (best < 0 || rows[i].price < rows[best].price)
+        if (best < 0 || (!isnan(rows[i].price) &&
+                         (isnan(rows[best].price) || rows[i].price < rows[best].price)))
             best = i;
         if (!isnan(rows[i].spot) && rows[i].spot < spot) {
             spot = rows[i].spot;
-            spot_region = rows[i].region;
+            spot_at = i;
         }
     }
     if (best < 0) {
@@ -238,15 +337,27 @@ int ts_cli_import_skypilot(const char *file, int argc, char **argv)
         snprintf(dt, sizeof dt, "%s", date);
     else
         snprintf(dt, sizeof dt, "imported %s (the catalogue states no date)", today);
-    snprintf(src, sizeof src,
-             "SkyPilot catalogue %s: %s (%.0f x %s) in %s%s: on-demand $%.4g/h = $%.4f per "
-             "GPU-hour%s", file, instance, r->count, r->acc, r->region[0] ? r->region : "(no region)",
-             region ? "" : matches > 1 ? " (its cheapest offer)" : "", r->price,
-             r->price / r->count, "");
+    bool od = !isnan(r->price);
+    int l = 0;
+    src_advance(&l, snprintf(src, sizeof src, "SkyPilot catalogue %s: %s (%.0f x %s)%s", file,
+                             instance, r->count, r->acc,
+                             r->summed ? " = its VM row + its GPU row (the catalogue prices "
+                                         "them apart)" : ""), sizeof src);
+    if (od)
+        src_advance(&l, snprintf(src + l, sizeof src - (size_t)l,
+                                 " in %s%s: on-demand $%.6g/h = $%.4f per GPU-hour",
+                                 r->region[0] ? r->region : "(no region)",
+                                 region ? "" : matches > 1 ? " (its cheapest offer)" : "",
+                                 r->price, r->price / r->count), sizeof src);
+    else
+        src_advance(&l, snprintf(src + l, sizeof src - (size_t)l,
+                                 ": no on-demand price in the catalogue (Price is empty)"),
+                    sizeof src);
     if (!isinf(spot)) {
-        size_t l = strlen(src);
-        snprintf(src + l, sizeof src - l, "; spot $%.4g/h = $%.4f per GPU-hour (cheapest zone, %s)",
-                 spot, spot / r->count, spot_region);
+        const struct sky_row *z = &rows[spot_at];
+        snprintf(src + l, sizeof src - (size_t)l,
+                 "; spot $%.6g/h = $%.4f per GPU-hour (cheapest zone: %s%s%s)", spot,
+                 spot / r->count, z->region, z->zone[0] ? " " : "", z->zone);
     }
     snprintf(desc, sizeof desc,
              "LIST PRICES imported from a SkyPilot catalogue: replace them with your contract "
@@ -258,7 +369,8 @@ int ts_cli_import_skypilot(const char *file, int argc, char **argv)
     cJSON_AddStringToObject(doc, "date", dt);
     cJSON_AddStringToObject(doc, "source", src);
     cJSON *gh = cJSON_AddObjectToObject(doc, "gpu_hour");
-    cJSON_AddNumberToObject(gh, "on_demand", round(r->price / r->count * 1e4) / 1e4);
+    if (od)
+        cJSON_AddNumberToObject(gh, "on_demand", round(r->price / r->count * 1e4) / 1e4);
     if (!isinf(spot))
         cJSON_AddNumberToObject(gh, "spot", round(spot / r->count * 1e4) / 1e4);
     ts_report_json_print(doc, &b);

@@ -163,6 +163,9 @@ struct shape {
     double h, d, f; // hidden, head dim, MLP width (full)
     double a_l;     // query heads on this GPU
     double g_l;     // key/value heads on this GPU (replicated when kv_heads < tp)
+    double g_ring;  // K/V heads that context parallelism moves and accumulates: g_l, or a_l
+                    //   when the model repeats GQA heads before SDPA (profile
+                    //   context_parallel.repeat_kv)
     double f_l;     // MLP width on this GPU
     double e;       // bytes per activation element
     double wgrad_out; // bytes per weight-gradient element moved by a wgrad GEMM: 8 when it
@@ -226,6 +229,11 @@ static void shape_init(struct shape *sh, const struct ts_job *job)
     sh->a_l = (double)m->heads / t;
     sh->g_l = m->kv_heads >= t ? (double)m->kv_heads / t : 1.0;
     sh->f_l = (double)m->ffn_hidden / t;
+    /* torchtitan repeats the K/V heads to the query heads before SDPA (models/llama/model.py
+     * at 9dec370: "repeat k/v heads if n_kv_heads < n_heads", then
+     * F.scaled_dot_product_attention, which context_parallel intercepts), so its ring moves
+     * and accumulates K/V of a_l heads. */
+    sh->g_ring = p->sw.cp_repeat_kv ? sh->a_l : sh->g_l;
     sh->e = job->precision == TS_PREC_FP32 ? 4.0 : 2.0;
     /* torchtitan's float8 TP plan casts the inputs of the column- and row-parallel linears to
      * float8 before their sequence-parallel all-gather ("we support float8 all-gather ... for
@@ -380,8 +388,9 @@ static void unpad_bwd(const struct kern *k, const struct shape *sh, struct ts_pa
 /* Ring attention (context parallelism, causal, load-balanced): the sequence is cut into 2 cp
  * chunks and rank r holds chunks r and 2 cp - 1 - r (Megatron-Core context parallelism docs;
  * Transformer Engine AttnFuncWithCPAndKVP2P; PyTorch context_parallel's head-tail load
- * balancing). Its attention core is cp flash calls, one per ring step, each on an equal share
- * of the work: step 0 is the causal square of the local queries (s / cp of them) against the
+ * balancing, _RoundRobinLoadBalancer). Its attention core is cp flash calls, one per ring
+ * step (ts_compute_cp_step_blocks: each the same work on every rank, so no rank waits for
+ * another): step 0 is the causal square of the local queries (s / cp of them) against the
  * local keys; each of the cp - 1 other steps is unmasked, either all local queries against
  * the first half of the arriving chunk pair or the second half of the queries against all of
  * it, i.e. an s / (2 cp) x s / cp rectangle (PyTorch's _templated_ring_attention runs these
@@ -398,26 +407,55 @@ static int ring_steps(const struct shape *sh)
     return sh->cp > 1 && sh->s_kv >= sh->s * sh->cp ? sh->cp : 1;
 }
 
+double ts_compute_cp_step_blocks(int cp, int rank, int step, int *q_chunks, int *k_chunks)
+{
+    TS_ASSERT(cp >= 1 && rank >= 0 && rank < cp && step >= 0 && step < cp,
+              "cp %d rank %d step %d", cp, rank, step);
+    /* PyTorch _templated_ring_attention (torch/distributed/tensor/experimental/_attention.py,
+     * 2024-12): step 0 the local pair against itself, causal; later steps the K/V of rank
+     * (rank - step) mod cp, unmasked: all local queries against its first chunk when
+     * step <= rank, else the second local chunk of queries against both of its chunks. */
+    int q = 2, k = 2;
+    if (step > 0) {
+        if (step <= rank)
+            k = 1;
+        else
+            q = 1;
+    }
+    if (q_chunks)
+        *q_chunks = q;
+    if (k_chunks)
+        *k_chunks = k;
+    return step == 0 ? 0.5 * q * k : (double)q * k;
+}
+
 /* The cp calls of the ring, `flops` and `bytes` the whole pass's (conventional FLOPs, half
- * executed in every step: the causal square keeps half, the rectangle is half the square),
- * plus the merges: forward rescales and adds each step's partial output into the running
- * result by its log-sum-exp (the blockwise online softmax of Liu et al., Ring Attention,
- * arXiv 2310.01889, Alg. 1; PyTorch's merger keeps the running output in fp32), backward adds
- * each step's partial dQ, dK and dV into fp32 accumulators (Transformer Engine's CP backward):
- * cp - 1 element-wise passes that read the step's e-byte result and read and write the 4-byte
- * accumulator. */
+ * executed: the causal square keeps half, the rectangle is half the square), each call's
+ * share the slowest rank's blocks at that step over the 2 cp blocks each rank computes in
+ * all (ts_compute_cp_step_blocks), plus the merges: forward rescales and adds each step's
+ * partial output into the running result by its log-sum-exp (the blockwise online softmax of
+ * Liu et al., Ring Attention, arXiv 2310.01889, Alg. 1; PyTorch's merger keeps the running
+ * output in fp32), backward adds each step's partial dQ, dK and dV into fp32 accumulators
+ * (Transformer Engine's CP backward; PyTorch's convert_to_f32): cp - 1 element-wise passes
+ * that read the step's e-byte result and read and write the 4-byte accumulator. dK and dV
+ * have the heads the ring moves (g_ring: the query heads when the model repeats K/V before
+ * SDPA). */
 static void ring_attention(const struct kern *k, const struct shape *sh, struct ts_pass *p,
                            double flops, double bytes, bool bwd)
 {
     int n = sh->cp;
     double diag = ts_attn_efficiency(k->acc, k->attn_kind, sh->s, (int)sh->d, true, bwd);
     double off = ts_attn_efficiency(k->acc, k->attn_kind, 0.5 * sh->s, (int)sh->d, true, bwd);
-    flash(k, p, flops / n, 0.5, diag, bytes / n);
-    for (int i = 1; i < n; i++)
-        flash(k, p, flops / n, 0.5, off, bytes / n);
+    for (int i = 0; i < n; i++) {
+        double blocks = 0.0;
+        for (int r = 0; r < n; r++)
+            blocks = fmax(blocks, ts_compute_cp_step_blocks(n, r, i, NULL, NULL));
+        double share = blocks / (2.0 * n);
+        flash(k, p, flops * share, 0.5, i == 0 ? diag : off, bytes * share);
+    }
     double elems = sh->T * sh->a_l * sh->d;             // output (forward) or dQ
     if (bwd)
-        elems += 2.0 * sh->T * sh->g_l * sh->d;         // dK and dV
+        elems += 2.0 * sh->T * sh->g_ring * sh->d;       // dK and dV
     double merge = (sh->e + 8.0) * elems;
     for (int i = 1; i < n; i++)
         stream(k, p, merge);
@@ -1204,14 +1242,38 @@ static void build_layer(const struct kern *k, const struct shape *sh, const stru
      * V chunk to the next rank; backward passes K, V and their gradients, and the gradients
      * make one more hop after the last step to reach the rank that owns those K and V
      * (Megatron-Core / Transformer Engine P2P ring: dK/dV travel with K/V and are received
-     * back by the owner; Liu et al., arXiv 2310.01889, sec. 3). */
+     * back by the owner; Liu et al., arXiv 2310.01889, sec. 3). PyTorch's context_parallel
+     * with rotate method "allgather" (torchtitan's default, --experimental.
+     * context_parallel_rotate_method at 9dec370; _AllGatherRotater in torch/distributed/
+     * tensor/experimental/_attention.py) gathers every rank's K/V in one all-gather issued at
+     * step 0 and waited for at step 1, forward and again in backward; its backward rotates
+     * the dK/dV accumulators one hop per step by all-to-all (dkv_rotater, ALL_TO_ALL) in fp32
+     * (convert_to_f32), the last hop waited for after the loop. */
     int cp = par->cp;
     if (cp > 1) {
-        double kv = 2.0 * sh->e * sh->T * sh->g_l * sh->d;
+        const struct ts_sw_mech *sw = &par->sw;
+        double kv = 2.0 * sh->e * sh->T * sh->g_ring * sh->d;
+        double dkv = sw->cp_grad_bytes > 0 ? kv * sw->cp_grad_bytes / sh->e : kv;
         L->cp_steps = cp - 1;
-        L->cp_fwd_bytes = kv * (cp - 1);
-        L->cp_bwd_bytes = 2.0 * kv * (cp - 1);
-        L->cp_bwd_tail_bytes = kv;
+        if (sw->cp_allgather) {
+            L->cp_gather_bytes = kv * cp;
+            L->cp_fwd_bytes = 0.0;
+            L->cp_bwd_bytes = dkv * (cp - 1);
+        } else {
+            L->cp_fwd_bytes = kv * (cp - 1);
+            L->cp_bwd_bytes = (kv + dkv) * (cp - 1);
+        }
+        L->cp_bwd_tail_bytes = dkv;
+        /* PyTorch's ring backward holds, besides the layer's own tensors, the gathered K/V
+         * of all cp ranks (the rotater's aggregated buffer), fp32 accumulators of dQ, dK and
+         * dV (torch.zeros_like(..., dtype=accum_dtype)) and the dK/dV buffer it sends and
+         * the one it receives (torch.cat of the accumulators; the permuted output). The
+         * P2P ring's double buffers are not counted. */
+        if (sw->cp_allgather) {
+            double gb = sw->cp_grad_bytes > 0 ? sw->cp_grad_bytes : sh->e;
+            L->cp_buffer_bytes = L->cp_gather_bytes +
+                                 gb * sh->T * (sh->a_l + 2.0 * sh->g_ring) * sh->d + 2.0 * dkv;
+        }
     }
 
     if (sh->moe) {
@@ -1299,7 +1361,43 @@ static void build_output(const struct kern *k_job, const struct shape *sh, const
     stream(k, &H->fwd, 2.0 * e * sh->Tn * h);                       // final norm
     unfused_layer_norm(k, sh, m, &H->fwd, 1.0);
     linear(k, &H->fwd, T, V_l, h, e);                              // logits
-    if (job->parallel.sw.xentropy) {
+    enum ts_eager_loss eager = (enum ts_eager_loss)job->parallel.eager_loss;
+    if (eager != TS_EAGER_LOSS_OFF) {
+        /* The loss as eager PyTorch ops outside the compiled blocks (OLMo-core at 41400c4:
+         * Transformer.forward returns self.w_out(h).float(); Trainer.get_losses slices
+         * logits[..., :-1, :].contiguous() and, with fused_loss False, calls
+         * olmo_core/nn/functional/cross_entropy_loss.py: F.cross_entropy, plus with
+         * z_loss_multiplier set logits.logsumexp(-1).pow(2)). Bytes per logit, fp32 after the
+         * cast, from ATen's kernels: forward: cast (e + 4), contiguous copy (8), log_softmax
+         * over a row too long for shared memory (max, sum and write passes: 16), nll gather
+         * (per row); logsumexp = amax (4), subtract (8), exp_ (8), sum (4) = 24. Backward:
+         * logsumexp_backward grad * (self - result).exp() (three kernels, 24), nll_loss
+         * backward's zero-filled gradient (4), log_softmax backward (sum, then grad - exp(out)
+         * x sum: 16), the two gradients summed (12), the slice's backward (zeros, copy: 12),
+         * the cast back (4 + e). */
+        bool z = eager == TS_EAGER_LOSS_CE_Z;
+        stream(k, &H->fwd, (e + 4.0) * T * V_l);
+        stream(k, &H->fwd, 8.0 * T * V_l);
+        stream(k, &H->fwd, 16.0 * T * V_l);
+        if (z) {
+            stream(k, &H->fwd, 4.0 * T * V_l);
+            stream(k, &H->fwd, 8.0 * T * V_l);
+            stream(k, &H->fwd, 8.0 * T * V_l);
+            stream(k, &H->fwd, 4.0 * T * V_l);
+        }
+        pass_total_k(k, &H->fwd);
+        if (z) {
+            stream(k, &H->bwd, 8.0 * T * V_l);
+            stream(k, &H->bwd, 8.0 * T * V_l);
+            stream(k, &H->bwd, 8.0 * T * V_l);
+        }
+        stream(k, &H->bwd, 4.0 * T * V_l);
+        stream(k, &H->bwd, 16.0 * T * V_l);
+        if (z)
+            stream(k, &H->bwd, 12.0 * T * V_l);
+        stream(k, &H->bwd, 12.0 * T * V_l);
+        stream(k, &H->bwd, (4.0 + e) * T * V_l);
+    } else if (job->parallel.sw.xentropy) {
         /* A fused cross-entropy kernel (flash-attn CrossEntropyLoss, xentropy CUDA / Triton:
          * flash_attn/losses/cross_entropy.py): forward reads the logits once and writes one
          * fp32 log-sum-exp and loss per row; backward reads the logits and writes their
@@ -1350,6 +1448,10 @@ static void build_output(const struct kern *k_job, const struct shape *sh, const
     /* Held at the loss: the logits and the fp32 softmax kept for backward (Megatron-LM), or
      * the logits and, while the fused kernel's backward runs, their gradient (xentropy). */
     H->activation_bytes = (job->parallel.sw.xentropy ? 2.0 * e : e + 4.0) * T * V_l;
+    /* Eager loss: the fp32 logits (the trainer keeps them), their contiguous slice and the
+     * log-softmax output autograd saves: 12 bytes per logit. */
+    if (eager != TS_EAGER_LOSS_OFF)
+        H->activation_bytes = 12.0 * T * V_l;
 }
 
 /* ---------------------------------------------------------------- public */

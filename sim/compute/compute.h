@@ -31,7 +31,16 @@
  * fitted compute scale per device. megatron-core's settings reproduce the op list below
  * exactly. A job's parallel.attention_unpad adds, around a fused attention kernel, the
  * unpad / pad copies, kernels and host syncs of flash_attn.bert_padding (the path of
- * llm-foundry's attn_impl "flash"; ts_pass.sync_s).
+ * llm-foundry's attn_impl "flash"; ts_pass.sync_s). A job's parallel.eager_loss replaces
+ * the profile's loss by eager ATen kernels over fp32 logits (OLMo-core with fused_loss off:
+ * cast, contiguous slice, F.cross_entropy, optionally the z-loss), in ts_compute.output.
+ *
+ * Context parallelism (cp > 1) is ring attention under head-tail load balancing: cp flash
+ * calls per pass (ts_compute_cp_step_blocks gives each rank's blocks per step) plus cp - 1
+ * fp32 merges, and the K/V traffic of ts_layer_cost.cp_* that sim/step hides behind the
+ * steps. The profile's context_parallel keys say how the ring moves K/V: a P2P hop per step
+ * at the K/V heads (default, Megatron-Core / Transformer Engine) or one all-gather at the
+ * first step (PyTorch context_parallel), K/V at the query heads (repeat_kv), dK/dV in fp32.
  *
  * FLOPs: only matrix multiplications are counted, the convention of the papers' formulas
  * (Narayanan eq. 3, Korthikanti eq. 7-8). Model FLOPs count forward + backward (3x forward)
@@ -123,7 +132,13 @@ struct ts_layer_cost {
     double cp_bwd_bytes;        // backward (K/V again plus their gradients)
     double cp_bwd_tail_bytes;   // backward's last dK/dV hop to their owner after the last
                                 //   ring step's compute (nothing left to hide it)
+    double cp_gather_bytes;     // all-gather output of every rank's K/V issued with the first
+                                //   ring step, per pass (forward; backward again); 0 = P2P
+                                //   ring (profile context_parallel.rotate)
     int cp_steps;               // ring steps (cp - 1)
+    double cp_buffer_bytes;     // ring buffers alive while the layer's attention backward runs
+                                //   (gathered K/V, fp32 dQ/dK/dV accumulators, dK/dV send and
+                                //   receive buffers); counted for the all-gather rotation only
     double attn_fwd_s;          // attention core time, forward (hides CP traffic); with cp > 1
                                 //   the cp ring calls and their cp - 1 fp32 merges
     double attn_bwd_s;          // attention core time, backward
@@ -198,6 +213,14 @@ void ts_compute_build(const struct ts_job *job, struct ts_compute *out);
 double ts_compute_gemm_time(const struct ts_job *job, double m, double n, double k,
                             double out_bytes);
 
+/* Context-parallel ring attention under head-tail load balancing (the sequence in 2 cp chunks,
+ * rank r holding chunks r and 2 cp - 1 - r): the attention blocks rank `rank` computes at ring
+ * step `step` (0 .. cp - 1), in units of one chunk's square with the diagonal pair of a causal
+ * call counting half; *q_chunks and *k_chunks (may be NULL) get the call's query and key
+ * lengths in chunks (PyTorch _templated_ring_attention's call shapes). Every rank and step
+ * does 2 units, 2 cp in all. */
+double ts_compute_cp_step_blocks(int cp, int rank, int step, int *q_chunks, int *k_chunks);
+
 /* Model FLOPs of one iteration, all GPUs together (no recomputation; causal attention counted
  * as the full square, as the published MFU formulas do). */
 double ts_compute_model_flops(const struct ts_job *job, const struct ts_compute *c);
@@ -232,7 +255,8 @@ struct ts_memory {
     double optimizer_bytes;     // fp32 master + Adam moments, after ZeRO-1 sharding
     double activation_bytes;    // stored activations of the microbatches in flight
     double output_bytes;        // logits + fp32 softmax of the last stage
-    double buffer_bytes;        // ZeRO-3 gathered-parameter buffers
+    double buffer_bytes;        // ZeRO-3 gathered-parameter buffers, MoE all-to-all buffers,
+                                //   context-parallel ring buffers of the layer being computed
     double recompute_bytes;     // the regenerated tensors of the one layer whose backward runs
     double reserved_bytes;      // context, NCCL and allocator reserve (accelerator file)
     double total_bytes;

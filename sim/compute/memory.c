@@ -75,7 +75,24 @@ void ts_memory_stage(const struct ts_job *job, const struct ts_compute *c, int s
         double unit = fmin(par->fsdp_unit_layers, ts_job_stage_layers(job, stage)) * layer;
         double e = fp32 ? 4.0 : 2.0;    /* gathered and differentiated in the compute dtype */
         out->buffer_bytes = (1.0 + par->fsdp_prefetch) * unit * e + 2.0 * unit * e;
+        if (par->sw.zero3_blocking) {
+            /* DeepSpeed ZeRO-3 (zero3_blocking) gathers tensor by tensor: at most the
+             * stage3_max_live_parameters default (1e9 elements, deepspeed/runtime/zero/
+             * constants.py v0.3.13 .. v0.5.10) live gathered, at least the sub-module being
+             * computed (here its largest, an MLP GEMM: ffn_hidden x hidden x 2 with SwiGLU's
+             * gate and up); in backward that sub-module's unsharded gradient and the gradient
+             * bucket (reduce_bucket_size default 5e8 elements). Sharded as the layer is. */
+            const struct ts_model *m = &job->model;
+            double big = (double)m->ffn_hidden * m->hidden * (m->ffn == TS_FFN_SWIGLU ? 2 : 1);
+            double full_layer = c->layer_params_full > 0 ? c->layer_params_full : 1.0;
+            double share = layer / full_layer;
+            out->buffer_bytes = (fmax(big, fmin(1e9, full_layer)) + big + 5e8) * share * e;
+        }
     }
+
+    /* Context parallelism: the ring buffers of the one layer being computed. */
+    out->buffer_bytes += c->moe ? fmax(c->layer.cp_buffer_bytes, c->moe_layer.cp_buffer_bytes)
+                                : c->layer.cp_buffer_bytes;
 
     double inflight = ts_memory_inflight(job, stage);
     out->inflight = inflight;

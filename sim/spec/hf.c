@@ -45,8 +45,8 @@
  * dtypes, initialisation, norm epsilons, rope bases, the generation defaults a
  * config.to_dict() dump adds, ...) are listed in one warning, as are the architectural
  * fields trainsim reads but does not model (soft-capping, partial rotary, parallel residual,
- * chunked attention, no-rope layers, ...); a field that is null, false, 0 or empty is a
- * feature switched off and not listed.
+ * chunked attention, no-rope layers, Qwen3 / Gemma 3 per-head q/k norms, ...); a field that is
+ * null, false, 0 or empty is a feature switched off and not listed.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -98,7 +98,7 @@ static const char *const hf_harmless[] = {
     "interleave_moe_layer_step", "scoring_func", "topk_method", "q_lora_rank", "kv_lora_rank",
     "qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim", "num_nextn_predict_layers",
     "n_layer", "n_embd", "n_head", "n_inner", "n_positions", "intermediate_size_mlp",
-    "text_config", "vision_config", "image_token_index", "boi_token_index",
+    "text_config", "vision_config", "image_processor_config", "image_token_index", "boi_token_index",
     "eoi_token_index", "mm_tokens_per_image", "vision_feature_layer",
     "vision_feature_select_strategy", "projector_hidden_act", "multimodal_projector_bias",
     "spatial_merge_size", "image_token_id", "boi_token_id", "eoi_token_id", "scale_embedding",
@@ -111,7 +111,7 @@ static const char *const hf_harmless[] = {
     "qk_layernorm", "final_logit_softcapping", "attn_logit_softcapping",
     "query_pre_attn_scalar", "cache_implementation", "rope_local_base_freq",
     "use_parallel_residual", "rotary_pct", "no_rope_layers", "attention_chunk_size",
-    "nope_layer_interval", "attn_temperature_tuning", "floor_scale", "attn_scale",
+    "nope_layer_interval", "no_rope_layer_interval", "attn_temperature_tuning", "floor_scale", "attn_scale",
     "swiglu_limit", "resid_dropout", "embed_dropout", "original_max_position_embeddings",
     "attention_probs_dropout_prob", "hidden_dropout_prob", "sliding_window_size",
     /* PretrainedConfig's generic attributes, which a config.to_dict() dump writes out
@@ -611,6 +611,33 @@ int ts_hf_model_doc(const char *path, cJSON **out, char *warning, size_t wn, str
         used += (size_t)snprintf(notmod + used, sizeof notmod - used,
                                  "%s(the pre/post feed-forward RMSNorms: 2 x hidden parameters a "
                                  "layer)", used ? ", " : "");
+    /* Qwen3 and Gemma 3 normalise each head's queries and keys with an RMSNorm of head_dim
+     * weights (transformers Qwen3Attention / Gemma3Attention q_norm, k_norm), which the file
+     * names in no key; Llama 4's use_qk_norm is a weightless L2 norm. */
+    if ((s.arch == HF_QWEN3 || s.arch == HF_QWEN3_MOE || s.arch == HF_GEMMA3) &&
+        used < sizeof notmod)
+        used += (size_t)snprintf(notmod + used, sizeof notmod - used,
+                                 "%s(the per-head q/k RMSNorms: 2 x head_dim parameters a layer)",
+                                 used ? ", " : "");
+    /* Llama4TextConfig expands an absent or empty no_rope_layers to every
+     * no_rope_layer_interval-th layer (default 4) without RoPE: numerics, not cost. */
+    if (s.arch == HF_LLAMA4 && used < sizeof notmod) {
+        const cJSON *nr = hf_get(&s, "no_rope_layers");
+        long every = 4;     /* Llama4TextConfig no_rope_layer_interval default */
+        if ((!hf_int(&s, "no_rope_layer_interval", &every, &rc, err) && rc) || every < 1) {
+            if (!rc) {
+                char p[128];
+                snprintf(p, sizeof p, "%sno_rope_layer_interval", s.text_path);
+                rc = ts_err_at(err, path, p, "expected a positive integer, got 0");
+            }
+            goto fail;
+        }
+        if (!nr || (cJSON_IsArray(nr) && cJSON_GetArraySize(nr) == 0))
+            used += (size_t)snprintf(notmod + used, sizeof notmod - used,
+                                     "%s(no_rope_layers %s: Llama4TextConfig makes one layer in "
+                                     "%ld a layer without RoPE)", used ? ", " : "",
+                                     nr ? "empty" : "absent", every);
+    }
     if (s.arch == HF_QWEN2 || s.arch == HF_QWEN2_MOE)
         if (used < sizeof notmod)
             used += (size_t)snprintf(notmod + used, sizeof notmod - used,

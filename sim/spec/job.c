@@ -25,6 +25,7 @@ void ts_parallel_defaults(struct ts_parallel *p)
     p->p2p_overlap = true;
     p->attention = TS_ATTN_FLASH;
     p->attention_unpad = false;
+    p->eager_loss = TS_EAGER_LOSS_OFF;
     p->scatter_gather = true;
     for (int i = 0; i < TS_PDIM_COUNT; i++)
         p->order[i] = i;            /* tp, cp, dp, pp from innermost (Megatron's default) */
@@ -46,7 +47,7 @@ static const char *const parallel_keys[] = {
     "first_stage_layers", "last_stage_layers", "order", "bucket_size", "fp32_grads",
     "grad_accum_fusion", "zero_group", "fsdp_unit_layers", "fsdp_prefetch",
     "fsdp_backward_prefetch", "ep", "etp", "moe_dispatcher", "moe_a2a_overlap",
-    "attention_unpad", "grad_reduce_dtype", NULL,
+    "attention_unpad", "grad_reduce_dtype", "eager_loss", "fsdp_fp8_allgather", NULL,
 };
 
 static int parse_order(const struct ts_jnode *node, int order[TS_PDIM_COUNT], struct ts_err *err)
@@ -93,7 +94,7 @@ int ts_parallel_parse(const struct ts_jnode *node, struct ts_parallel *p, struct
     int rc;
     if ((rc = ts_jnode_check_keys(node, parallel_keys, err)))
         return rc;
-    int sched = (int)p->schedule, attn = (int)p->attention;
+    int sched = (int)p->schedule, attn = (int)p->attention, eager_loss = (int)p->eager_loss;
     /* Keys a software profile also sets: remember which the file gives (they win). */
     static const char *const pkey_names[TS_PKEY_COUNT] = {
         "attention", "p2p_overlap", "dp_overlap", "tp_comm_overlap", "fp32_grads",
@@ -124,6 +125,10 @@ int ts_parallel_parse(const struct ts_jnode *node, struct ts_parallel *p, struct
                                 &attn, err)) ||
         (rc = ts_jnode_get_bool(node, "scatter_gather", TS_OPTIONAL, &p->scatter_gather, err)) ||
         (rc = ts_jnode_get_bool(node, "attention_unpad", TS_OPTIONAL, &p->attention_unpad, err)) ||
+        (rc = ts_jnode_get_bool(node, "fsdp_fp8_allgather", TS_OPTIONAL, &p->fsdp_fp8_allgather,
+                                err)) ||
+        (rc = ts_jnode_get_enum(node, "eager_loss", TS_OPTIONAL, ts_eager_loss_names,
+                                TS_EAGER_LOSS_COUNT, &eager_loss, err)) ||
         (rc = ts_jnode_get_int(node, "first_stage_layers", TS_OPTIONAL, 1, 100000,
                                &p->first_stage_layers, err)) ||
         (rc = ts_jnode_get_int(node, "last_stage_layers", TS_OPTIONAL, 1, 100000,
@@ -166,6 +171,7 @@ int ts_parallel_parse(const struct ts_jnode *node, struct ts_parallel *p, struct
     if (ts_jnode_child(node, "recompute", &c) && (rc = ts_recompute_parse(&c, p, err)))
         return rc;
     p->attention = (enum ts_attention)attn;
+    p->eager_loss = (uint8_t)eager_loss;
     if (!sg_given)
         p->scatter_gather = p->tp > 1;
     if (ts_jnode_child(node, "order", &c) && (rc = parse_order(&c, p->order, err)))

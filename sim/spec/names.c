@@ -6,6 +6,8 @@
 const char *const ts_ffn_names[TS_FFN_COUNT] = {"gelu", "swiglu"};
 const char *const ts_precision_names[TS_PREC_COUNT] = {"bf16", "fp16", "fp8", "fp32"};
 const char *const ts_schedule_names[TS_SCHED_COUNT] = {"gpipe", "1f1b", "interleaved"};
+const char *const ts_eager_loss_names[TS_EAGER_LOSS_COUNT] = {"off", "cross_entropy",
+                                                             "cross_entropy_z_loss"};
 const char *const ts_recompute_names[TS_RECOMPUTE_COUNT] = {"none", "selective", "full"};
 const char *const ts_attention_names[TS_ATTN_COUNT] = {
     "flash", "standard", "fa1", "fa2", "fa3", "cudnn", "triton", "triton-2022", "xla",

@@ -31,6 +31,34 @@
  *                                    (sequence-parallel) all-gathers of GEMM inputs move
  *                                    float8, 1 byte per element (torchtitan / torchao float8
  *                                    TP); reduce-scatters and all-reduces stay 16-bit
+ *   fsdp2_copies                     bool (default false): with zero 3 every unit's
+ *                                    all-gather is followed, on the compute stream, by
+ *                                    FSDP2's copy-out of the gathered buffer into the
+ *                                    parameters (read + write the unit, 2 x 16-bit bytes per
+ *                                    parameter), and every backward unit by the copy-in of
+ *                                    its 16-bit gradients into the reduce-scatter buffer in
+ *                                    the reduce dtype, which the compute stream waits for
+ *                                    (torch/distributed/_composable/fsdp/_fsdp_collectives.py:
+ *                                    foreach_all_gather_copy_out, foreach_reduce_scatter)
+ *   context_parallel                 {"rotate": "p2p" | "allgather", "repeat_kv": bool,
+ *                                    "grad_dtype": "activations" | "fp32"}: how the ring
+ *                                    attention of context parallelism moves K/V. Defaults
+ *                                    (Megatron-Core / Transformer Engine P2P ring): one K/V
+ *                                    hop per ring step at the model's K/V heads, dK/dV at the
+ *                                    activations' width. "allgather": every rank's K/V in one
+ *                                    all-gather issued with the first step (PyTorch
+ *                                    context_parallel's default rotate method in torchtitan);
+ *                                    repeat_kv: K/V carry the query heads (GQA heads repeated
+ *                                    before SDPA); grad_dtype fp32: dK/dV accumulated and
+ *                                    rotated in fp32 (PyTorch's convert_to_f32)
+ *   zero3_blocking                   bool (default false): ZeRO-3 gathers each parameter
+ *                                    tensor with its own all-gather after a device
+ *                                    synchronization and reduces each tensor's gradient on
+ *                                    the compute stream, with the memory passes around each,
+ *                                    so none of it overlaps compute, and
+ *                                    the backward re-gathers the tensors its reuse distance
+ *                                    released (DeepSpeed ZeRO-3 of v0.3.13 .. v0.5.10; sim/step
+ *                                    plan.c z3_blocking has the sources)
  *   grad_reduce_dtype                "fp32" | "bf16" | "accumulation" (as fp32_grads)
  *   cross_entropy_kernel             "vocab_parallel" (default: Megatron-LM's loss in fp32:
  *                                    six passes forward (e + 40 bytes per logit), logits + fp32
@@ -62,7 +90,10 @@
  *   calibration                      {"note": text, "constants": [{"device", "compute_scale",
  *                                    "row"}]}: at most one fitted constant per device (a
  *                                    multiplier on its sustained_compute), with the one
- *                                    published row it was fitted on
+ *                                    published row it was fitted on; a zero3_blocking
+ *                                    profile may fit "zero3_comm_scale" (a multiplier on the
+ *                                    bandwidth time of each ZeRO-3 collective) instead of
+ *                                    compute_scale
  *   validation                       [{"device", "rows", "n_rows", "min_error",
  *                                    "max_error"}]: residual band of the profile's
  *                                    validation rows per device
@@ -116,11 +147,14 @@ static const char *const sw_keys[] = {
     "tp_comm_overlap", "fp32_grads", "grad_accum_fusion", "tp_overlap", "async_tp_hidden",
     "fused", "launch", "comm_contention", "optimizer", "grad_reduce_dtype", "master_weights",
     "cross_entropy_kernel", "logit_metrics", "calibration", "moe_dispatcher", "moe_a2a_overlap",
-    "validation", "max_published_mfu", "tp_fp8_allgather", NULL,
+    "validation", "max_published_mfu", "tp_fp8_allgather", "fsdp2_copies",
+    "context_parallel", "zero3_blocking", NULL,
 };
+static const char *const cp_keys[] = {"rotate", "repeat_kv", "grad_dtype", NULL};
 static const char *const launch_keys[] = {"host_dispatch", "kernel_latency", NULL};
 static const char *const cal_keys[] = {"note", "constants", NULL};
-static const char *const const_keys[] = {"device", "compute_scale", "row", NULL};
+static const char *const const_keys[] = {"device", "compute_scale", "zero3_comm_scale", "row",
+                                         NULL};
 static const char *const band_keys[] = {"device", "rows", "n_rows", "min_error", "max_error", NULL};
 static const char *const mfu_keys[] = {"device", "precision", "mfu", "row", NULL};
 
@@ -211,12 +245,23 @@ static int cal_item(const struct ts_jnode *it, int i, void *ctx, struct ts_err *
     char row[TS_SW_ROW_MAX];
     int rc;
     m->cal_scale[i] = 1.0;
+    m->cal_z3_scale[i] = 1.0;
+    struct ts_jnode tmp;
+    bool z3 = ts_jnode_child(it, "zero3_comm_scale", &tmp);
     if ((rc = ts_jnode_check_keys(it, const_keys, err)) ||
         (rc = parse_string_item(it, "device", m->cal_device[i], sizeof m->cal_device[i], err)) ||
-        (rc = ts_jnode_get_quantity(it, "compute_scale", TS_REQUIRED, TS_DIM_NUMBER, 0.05, 2.0,
-                                    &m->cal_scale[i], err)) ||
+        (rc = ts_jnode_get_quantity(it, "compute_scale", z3 ? TS_OPTIONAL : TS_REQUIRED,
+                                    TS_DIM_NUMBER, 0.05, 2.0, &m->cal_scale[i], err)) ||
+        (rc = ts_jnode_get_quantity(it, "zero3_comm_scale", TS_OPTIONAL, TS_DIM_NUMBER, 0.05,
+                                    20.0, &m->cal_z3_scale[i], err)) ||
         (rc = parse_string_item(it, "row", row, sizeof row, err)))
         return rc;
+    if (z3 && ts_jnode_child(it, "compute_scale", &tmp))
+        return ts_err_at(err, it->file, it->path, "both compute_scale and zero3_comm_scale; at "
+                         "most one fitted constant per (profile, device): keep one");
+    if (z3 && !m->zero3_blocking)
+        return ts_err_at(err, it->file, it->path, "zero3_comm_scale needs \"zero3_blocking\": "
+                         "true in the profile (it scales those collectives only)");
     for (int j = 0; j < i; j++)
         if (strcmp(m->cal_device[j], m->cal_device[i]) == 0)
             return ts_err_at(err, it->file, it->path, "a second constant for %s; at most one "
@@ -279,6 +324,9 @@ int ts_software_parse(const struct ts_jnode *node, struct ts_software *sw, struc
         (rc = ts_jnode_get_bool(node, "comm_contention", TS_OPTIONAL, &m->contention, err)) ||
         (rc = ts_jnode_get_bool(node, "tp_fp8_allgather", TS_OPTIONAL, &m->tp_fp8_allgather,
                                 err)) ||
+        (rc = ts_jnode_get_bool(node, "fsdp2_copies", TS_OPTIONAL, &m->fsdp2_copies, err)) ||
+        (rc = ts_jnode_get_bool(node, "zero3_blocking", TS_OPTIONAL, &m->zero3_blocking,
+                                err)) ||
         (rc = ts_jnode_get_quantity(node, "async_tp_hidden", TS_OPTIONAL, TS_DIM_NUMBER, 0.0, 1.0,
                                     &m->async_tp_hidden, err)) ||
         (rc = ts_jnode_get_int(node, "logit_metrics", TS_OPTIONAL, 0, 8, &m->logit_metrics, err)) ||
@@ -320,6 +368,18 @@ int ts_software_parse(const struct ts_jnode *node, struct ts_software *sw, struc
         for (int i = 0; i < TS_FUSE_COUNT; i++)
             if ((rc = ts_jnode_get_bool(&c, ts_fuse_names[i], TS_OPTIONAL, &m->fused[i], err)))
                 return rc;
+    }
+    if (ts_jnode_child(node, "context_parallel", &c)) {
+        static const char *const rotate_names[] = {"p2p", "allgather"};
+        static const char *const grad_names[] = {"activations", "fp32"};
+        int rot = 0, grad = 0;
+        if ((rc = ts_jnode_expect_object(&c, err)) || (rc = ts_jnode_check_keys(&c, cp_keys, err)) ||
+            (rc = ts_jnode_get_enum(&c, "rotate", TS_OPTIONAL, rotate_names, 2, &rot, err)) ||
+            (rc = ts_jnode_get_bool(&c, "repeat_kv", TS_OPTIONAL, &m->cp_repeat_kv, err)) ||
+            (rc = ts_jnode_get_enum(&c, "grad_dtype", TS_OPTIONAL, grad_names, 2, &grad, err)))
+            return rc;
+        m->cp_allgather = rot == 1;
+        m->cp_grad_bytes = grad == 1 ? 4 : 0;
     }
     if (ts_jnode_child(node, "launch", &c)) {
         if ((rc = ts_jnode_expect_object(&c, err)) || (rc = ts_jnode_check_keys(&c, launch_keys, err)) ||

@@ -41,6 +41,11 @@ enum ts_precision { TS_PREC_BF16, TS_PREC_FP16, TS_PREC_FP8, TS_PREC_FP32, TS_PR
 extern const char *const ts_precision_names[TS_PREC_COUNT];        // "bf16", "fp16", "fp8", "fp32"
 
 enum ts_schedule { TS_SCHED_GPIPE, TS_SCHED_1F1B, TS_SCHED_INTERLEAVED, TS_SCHED_COUNT };
+/* parallel.eager_loss: "off" (the profile's loss), "cross_entropy" (F.cross_entropy on
+ * logits cast to fp32), "cross_entropy_z_loss" (the same plus a z-loss, logsumexp squared,
+ * as eager ops). */
+enum ts_eager_loss { TS_EAGER_LOSS_OFF, TS_EAGER_LOSS_CE, TS_EAGER_LOSS_CE_Z, TS_EAGER_LOSS_COUNT };
+extern const char *const ts_eager_loss_names[TS_EAGER_LOSS_COUNT];
 extern const char *const ts_schedule_names[TS_SCHED_COUNT];        // "gpipe", "1f1b", "interleaved"
 
 enum ts_recompute { TS_RECOMPUTE_NONE, TS_RECOMPUTE_SELECTIVE, TS_RECOMPUTE_FULL, TS_RECOMPUTE_COUNT };
@@ -389,9 +394,37 @@ struct ts_sw_mech {
                                         //   inputs move float8 (1 byte per element):
                                         //   torchtitan / torchao float8 TP; false: at the
                                         //   activations' 16 bits (Megatron-Core + TE)
+    bool fsdp2_copies;                  // ZeRO-3 units pay FSDP2's copies on the compute
+                                        //   stream: each all-gather's copy-out into the
+                                        //   parameters (read + write the gathered unit) and
+                                        //   each reduce-scatter's copy-in of the 16-bit
+                                        //   gradients into the reduce-dtype buffer
+                                        //   (torch fully_shard); false: gathered in place
+    bool cp_allgather;                  // context parallelism gathers every rank's K/V in one
+                                        //   all-gather at the first ring step (PyTorch
+                                        //   context_parallel, rotate method "allgather",
+                                        //   torchtitan's default); false: one K/V hop per step
+                                        //   (Megatron-Core / Transformer Engine P2P ring)
+    bool cp_repeat_kv;                  // the K/V that context parallelism moves have the query
+                                        //   heads (the model repeats GQA K/V heads before SDPA:
+                                        //   torchtitan's repeat_kv); false: the K/V heads
+    int cp_grad_bytes;                  // bytes per dK/dV element accumulated and rotated by
+                                        //   the context-parallel backward; 0 = the activations'
+                                        //   (PyTorch context_parallel: 4, fp32)
+    bool zero3_blocking;                // ZeRO-3 fetches every parameter tensor by its own
+                                        //   all-gather after a device synchronization, and
+                                        //   reduce-scatters each tensor's gradient on the compute
+                                        //   stream, with the copies around each (DeepSpeed
+                                        //   v0.3.13 .. v0.5.10, 2021: no
+                                        //   overlap, one collective per tensor, backward
+                                        //   re-gathers what its reuse distance released);
+                                        //   false: per-unit prefetch as FSDP (sim/step plan.c)
     int n_cal;                          // per-device fitted compute scale (one constant)
     char cal_device[TS_SW_CAL_MAX][TS_NAME_MAX];
     double cal_scale[TS_SW_CAL_MAX];    // multiplies the accelerator's sustained_compute
+    double cal_z3_scale[TS_SW_CAL_MAX]; // multiplies the bandwidth time of every ZeRO-3
+                                        //   collective (zero3_blocking profiles only); 1 =
+                                        //   unfitted
 };
 
 /* Keys of `parallel` that a software profile also sets: bit i set in ts_parallel.given when
@@ -441,6 +474,11 @@ struct ts_parallel {
                                 //   by its own pre-backward hook, behind the previous unit's
                                 //   reduce-scatter; default false (BACKWARD_PRE / _POST: the
                                 //   next all-gather is issued before the unit's reduce-scatter)
+    bool fsdp_fp8_allgather;    // ZeRO-3 / FSDP under precision fp8: the transformer layers'
+                                //   weights are cast to float8 on their shards and gathered at
+                                //   1 byte per parameter (torchao enable_fsdp_float8_all_gather,
+                                //   OLMo-core's Float8Config default); embeddings and the
+                                //   output layer stay 16-bit; default false
     bool dp_overlap;            // overlap DP gradient reduction with backward, default true
     bool tp_comm_overlap;       // overlap TP collectives with GEMMs, default false
     bool p2p_overlap;           // pipeline sends run alongside compute (Megatron-Core's
@@ -455,6 +493,10 @@ struct ts_parallel {
                                 //   microbatch, q, k, v gathered and the output scattered
                                 //   back (and the reverse in backward), six host syncs in
                                 //   forward (torch.nonzero, .item()); default false
+    uint8_t eager_loss;         // enum ts_eager_loss: the trainer computes the loss outside
+                                //   the compiled / fused region as eager PyTorch ops on fp32
+                                //   logits (OLMo-core fused_loss False); replaces the
+                                //   profile's cross-entropy cost; default TS_EAGER_LOSS_OFF
     bool scatter_gather;        // PP scatter/gather optimization (Narayanan et al. sec. 4.1),
                                 //   default true when tp > 1
     int first_stage_layers;     // layers on the first stage for uneven splits; 0 = even split

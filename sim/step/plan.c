@@ -87,9 +87,10 @@ static double tp_exposed(const struct ts_system *sys, const struct ts_group *g,
 /* Exposed ring-attention traffic: cp - 1 transfers, each hidden behind one of the cp
  * blocks of attention work. */
 static double cp_exposed(const struct ts_system *sys, const struct ts_group *g, double bytes,
-                         int steps, double attn_s, double tail_bytes)
+                         int steps, double attn_s, double tail_bytes, double gather_bytes,
+                         const struct ts_sw_mech *sw)
 {
-    if (steps <= 0 || bytes <= 0)
+    if (steps <= 0 || (bytes <= 0 && gather_bytes <= 0 && tail_bytes <= 0))
         return 0.0;
     /* Each step every rank passes its KV block to the next rank of the ring, all at once: the
      * step lasts as long as the slowest hop, which crosses the scale-out network when the ring
@@ -100,13 +101,31 @@ static double cp_exposed(const struct ts_system *sys, const struct ts_group *g, 
     long distance = g->stride;
     if (g->domains > 1 && distance < sys->scale_up.domain_size)
         distance = sys->scale_up.domain_size;
+    double step_s = attn_s / (steps + 1);
     struct ts_coll_cost c;
-    ts_comm_p2p(sys, distance, bytes / steps, &c);
-    double exposed = steps * fmax(0.0, c.time_s - attn_s / (steps + 1));
+    double exposed = 0.0, hidden = 0.0;
+    /* An all-gather of every rank's K/V (PyTorch context_parallel, rotate "allgather") is
+     * issued with step 0 and waited for before step 1: only step 0 hides it (pytorch/pytorch
+     * PR #132820, "[CP] Implement AllGather based context parallelism": the communication
+     * overlaps "the first sharded kv computation"). */
+    if (gather_bytes > 0) {
+        ts_comm_collective(sys, TS_COLL_ALLGATHER, g, gather_bytes, &c);
+        exposed += fmax(0.0, c.time_s - step_s);
+        hidden += fmin(c.time_s, step_s);
+    }
+    if (bytes > 0) {
+        ts_comm_p2p(sys, distance, bytes / steps, &c);
+        exposed += steps * fmax(0.0, c.time_s - step_s);
+        hidden += steps * fmin(c.time_s, step_s);
+    }
     if (tail_bytes > 0) {
         ts_comm_p2p(sys, distance, tail_bytes, &c);
         exposed += c.time_s;
     }
+    /* Contention: the attention that hides a transfer runs slower while it runs beside it
+     * (accelerator overlap_slowdown; Lee et al. 2025, arXiv 2507.03114), as for TP. */
+    if (sw->contention)
+        exposed += sys->accel.overlap_slowdown * hidden;
     return exposed;
 }
 
@@ -266,6 +285,151 @@ static void cost_as_flow(const struct ts_coll_cost *cost, bool over_nic, double 
     *flow_bytes = (cost->time_s - cost->latency_s) * (over_nic ? nic_bw : up_bw);
 }
 
+/* DeepSpeed's default stage3_max_reuse_distance (deepspeed/runtime/zero/constants.py,
+ * ZERO_OPTIMIZATION_MAX_REUSE_DISTANCE_DEFAULT, v0.3.13 .. v0.5.10): a released sub-module's
+ * parameters are kept for their next use when fewer elements are fetched in between. */
+#define Z3_MAX_REUSE_DISTANCE 1e9
+
+#define Z3_PERSISTENCE_THRESHOLD 1e5    /* ZERO_OPTIMIZATION_PARAM_PERSISTENCE_THRESHOLD_DEFAULT */
+
+/* A collective's time with its bandwidth part multiplied by k. */
+static double z3_time(const struct ts_coll_cost *cost, double k)
+{
+    return cost->latency_s + k * (cost->time_s - cost->latency_s);
+}
+
+/* The memory passes DeepSpeed v0.3.13 and PyTorch 1.8 add around one such collective of
+ * `bytes` (the gathered tensor, or the gradient reduced), serialized with it by the device
+ * synchronizations, at the accelerator's streaming HBM bandwidth. All-gather (3 passes):
+ * Init._allgather_param zero-fills the gathered buffer (torch.zeros: a write) and hands
+ * all_gather a list of world-size views; ProcessGroupNCCL::allgather
+ * (torch/lib/c10d/ProcessGroupNCCL.cpp, 1.8) gathers into a flat buffer and copies it into
+ * the list (copy_ per rank: a read and a write). Reduce-scatter (6 passes): the gradient is
+ * copied into the reduction bucket (contiguous_gradients) and divided by the world size
+ * (tensor.div_ in average_tensor), and ProcessGroupNCCL::reduce_scatter flattens the input
+ * views into one buffer (flatten_for_scatter_gather), a read and a write each. The per-rank
+ * copy kernels' issue cost is left out: the rows show no time growing with the rank count
+ * (175B: the same step on 768 and 1536 GPUs). */
+static double z3_copies(const struct ts_job *job, double bytes, bool gather)
+{
+    const struct ts_accel *a = &job->system.accel;
+    double hbm = a->memory_bandwidth * (a->memory_efficiency > 0 ? a->memory_efficiency : 1.0);
+    return (gather ? 3.0 : 6.0) * bytes / hbm;
+}
+
+/* ZeRO-3 as DeepSpeed v0.3.13 .. v0.5.10 (2021-03 .. 2022-01) runs it (software
+ * zero3_blocking), for chunk x: every parameter tensor is gathered by its own all-gather
+ * (Init._allgather_param in deepspeed/runtime/zero/partition_parameters.py, v0.3.13 12a53b4 to
+ * v0.5.10: one torch.distributed.all_gather per parameter, preceded by
+ * torch.cuda.synchronize(), so the gather waits for all queued compute and the compute after
+ * it waits in fetch_sub_module's _synchronize_communication, another device synchronization),
+ * and every tensor's gradient by its own reduce-scatter (_reduce_scatter_gradient), which the
+ * next fetch's synchronization waits for. None of it overlaps compute: a task lasts its
+ * compute plus each tensor's collective and its memory passes (z3_copies), in sequence. Each
+ * sub-module (norm, QKV, projection, norm, MLP GEMMs; weight and bias separate tensors when
+ * the model has biases) is fetched in the forward; under full recomputation the recomputed
+ * forward fetches it again and the backward fetches those whose reuse distance (elements
+ * fetched between the recomputation's use and the backward's: twice the layer's later
+ * sub-modules) reaches Z3_MAX_REUSE_DISTANCE
+ * (PartitionedParameterCoordinator._keep_for_later); without recomputation the backward
+ * fetches every sub-module (its reuse distance is the rest of the model). Tensors under the
+ * param_persistence_threshold default (1e5 elements: norms and biases) stay gathered
+ * (ds_persist) and are only reduce-scattered. The embedding (first chunk) and an untied output
+ * layer count as one tensor each. v0.6.0 (2022-03; PR #1453 of 2022-01-20) replaced this fetch
+ * by coalesced all-gathers waited on by CUDA events: this path does not describe DeepSpeed
+ * from then on.
+ */
+static void z3_blocking(const struct ts_job *job, const struct ts_compute *c,
+                        struct ts_step_chunk *x, int layers, int full, bool has_embed, bool has_output,
+                        const struct ts_group *shard, const struct ts_group *replicas,
+                        double w_bytes, double g_bytes)
+{
+    const struct ts_system *sys = &job->system;
+    const struct ts_model *m = &job->model;
+    double h = m->hidden, f = m->ffn_hidden;
+    double q = (double)m->heads * m->head_dim, kv = (double)m->kv_heads * m->head_dim;
+    int b = m->bias ? 1 : 0;
+    /* Sub-modules of one layer in forward order: weight elements, bias elements. */
+    double w[6], bi[6];
+    int n = 0;
+    w[n] = h; bi[n++] = b * h;                          /* input norm */
+    w[n] = h * (q + 2 * kv); bi[n++] = b * (q + 2 * kv);/* fused QKV */
+    w[n] = q * h; bi[n++] = b * h;                      /* output projection */
+    w[n] = h; bi[n++] = b * h;                          /* post-attention norm */
+    if (m->ffn == TS_FFN_SWIGLU) {
+        w[n] = 2 * h * f; bi[n++] = 0;                  /* gate and up: two tensors, below */
+    } else {
+        w[n] = h * f; bi[n++] = b * f;                  /* first MLP GEMM */
+    }
+    w[n] = f * h; bi[n++] = b * h;                      /* second MLP GEMM */
+    double total = 0.0;
+    for (int i = 0; i < n; i++)
+        total += w[i] + bi[i];
+    /* Elements on this GPU's shard of the model per element of the sub-module list (TP
+     * splits, MoE layers' average). */
+    double embed_params = has_embed ? c->embed.params : 0.0;
+    double out_params = has_output ? c->output.params : 0.0;
+    double layer_params = c->moe && layers > 0 ? (x->params - embed_params - out_params) / layers
+                                               : c->layer.params;
+    double scale = layer_params / total;
+    /* The profile's fitted constant for this device, if it is a ZeRO-3 one, multiplies the
+     * bandwidth part of every collective here (configs/software: "calibration"). */
+    double z3k = 1.0;
+    for (int i = 0; i < job->parallel.sw.n_cal; i++)
+        if (strcmp(job->parallel.sw.cal_device[i], sys->accel.name) == 0)
+            z3k = job->parallel.sw.cal_z3_scale[i];
+    double ag_layer = 0.0, reag_layer = 0.0, rs_layer = 0.0, later = 0.0;
+    for (int i = n - 1; i >= 0; i--) {
+        struct ts_coll_cost cw, cb, rw, rb;
+        int split = (m->ffn == TS_FFN_SWIGLU && i == n - 2) ? 2 : 1;
+        ts_comm_collective(sys, TS_COLL_ALLGATHER, shard, w[i] / split * scale * w_bytes, &cw);
+        z3_reduce_cost(sys, TS_COLL_REDUCESCATTER, shard, replicas, w[i] / split * scale * g_bytes,
+                       &rw);
+        double wb = w[i] / split * scale;   /* elements of one weight tensor on this GPU */
+        double ag = wb >= Z3_PERSISTENCE_THRESHOLD
+                        ? split * (z3_time(&cw, z3k) + z3_copies(job, wb * w_bytes, true))
+                        : 0.0;
+        double rs = split * (z3_time(&rw, z3k) + z3_copies(job, wb * g_bytes, false));
+        if (bi[i] > 0) {
+            ts_comm_collective(sys, TS_COLL_ALLGATHER, shard, bi[i] * scale * w_bytes, &cb);
+            z3_reduce_cost(sys, TS_COLL_REDUCESCATTER, shard, replicas, bi[i] * scale * g_bytes,
+                           &rb);
+            double bb = bi[i] * scale;
+            ag += bb >= Z3_PERSISTENCE_THRESHOLD
+                      ? z3_time(&cb, z3k) + z3_copies(job, bb * w_bytes, true)
+                      : 0.0;
+            rs += z3_time(&rb, z3k) + z3_copies(job, bb * g_bytes, false);
+        }
+        ag_layer += ag;
+        rs_layer += rs;
+        if (2 * later >= Z3_MAX_REUSE_DISTANCE)
+            reag_layer += ag;
+        later += w[i] + bi[i];
+    }
+    double head_ag = 0.0, head_rs = 0.0;
+    double head_params[2] = {embed_params, out_params};   /* output: 0 when tied, pp 1 */
+    for (int i = 0; i < 2; i++) {
+        if (head_params[i] <= 0)
+            continue;
+        struct ts_coll_cost ag, rs;
+        ts_comm_collective(sys, TS_COLL_ALLGATHER, shard, head_params[i] * w_bytes, &ag);
+        z3_reduce_cost(sys, TS_COLL_REDUCESCATTER, shard, replicas, head_params[i] * g_bytes, &rs);
+        if (head_params[i] >= Z3_PERSISTENCE_THRESHOLD)
+            head_ag += z3_time(&ag, z3k) + z3_copies(job, head_params[i] * w_bytes, true);
+        head_rs += z3_time(&rs, z3k) + z3_copies(job, head_params[i] * g_bytes, false);
+    }
+    /* Layers whose whole forward the backward re-runs: the full_every picks, or all of them
+     * under full recomputation. */
+    int whole = full + (ts_recompute_rerun(&job->parallel) == TS_RERUN_LAYER ? layers - full : 0);
+    x->fwd_z3_s = layers * ag_layer + head_ag;
+    x->bwd_z3_s = layers * (ag_layer + rs_layer) + whole * reag_layer + head_ag + head_rs;
+    x->fwd_s += x->fwd_z3_s;
+    x->bwd_s += x->bwd_z3_s;
+    x->z3_gather_latency_s = x->z3_gather_bytes = 0.0;
+    x->z3_bgather_latency_s = x->z3_bgather_bytes = 0.0;
+    x->z3_scatter_latency_s = x->z3_scatter_bytes = 0.0;
+}
+
 /* The ZeRO-3 / FSDP part of chunk x (layers layers, one microbatch's forward layer_f and
  * backward layer_b per layer, the embedding on the first chunk and the output layer on the
  * last): units of fsdp_unit_layers layers, the first unit of each task gathered before it
@@ -289,15 +453,22 @@ static void z3_chunk(const struct ts_job *job, const struct ts_compute *c, struc
                                 : c->layer.params * layers / n;
     bool nic = plan->dp_over_nic;
 
+    /* Float8 all-gather (parallel.fsdp_fp8_allgather, fp8 jobs): the layers' weights travel
+     * and are copied out at 1 byte per parameter (torchao casts each shard to float8 before
+     * the gather, WeightWithDynamicFloat8CastTensor's fsdp_pre_all_gather); the embedding and
+     * output layer are not float8 linears and stay at w_bytes. */
+    double w_unit = par->fsdp_fp8_allgather && job->precision == TS_PREC_FP8 ? 1.0 : w_bytes;
     struct ts_coll_cost ag, rs, ag_first, ag_last, rs_extra;
-    ts_comm_collective(sys, TS_COLL_ALLGATHER, shard, unit_params * w_bytes, &ag);
+    ts_comm_collective(sys, TS_COLL_ALLGATHER, shard, unit_params * w_unit, &ag);
     z3_reduce_cost(sys, TS_COLL_REDUCESCATTER, shard, replicas, unit_params * g_bytes, &rs);
     /* The chunk's first unit holds the embedding, its last the output layer (one unit holds
      * both). */
     double first_params = unit_params + embed_params + (n == 1 ? out_params : 0.0);
     double last_params = unit_params + out_params + (n == 1 ? embed_params : 0.0);
-    ts_comm_collective(sys, TS_COLL_ALLGATHER, shard, first_params * w_bytes, &ag_first);
-    ts_comm_collective(sys, TS_COLL_ALLGATHER, shard, last_params * w_bytes, &ag_last);
+    ts_comm_collective(sys, TS_COLL_ALLGATHER, shard,
+                       unit_params * w_unit + (first_params - unit_params) * w_bytes, &ag_first);
+    ts_comm_collective(sys, TS_COLL_ALLGATHER, shard,
+                       unit_params * w_unit + (last_params - unit_params) * w_bytes, &ag_last);
     z3_reduce_cost(sys, TS_COLL_REDUCESCATTER, shard, replicas, first_params * g_bytes, &rs_extra);
     cost_as_flow(&ag_first, nic, plan->nic_bandwidth, plan->up_bandwidth, &x->z3_gather_latency_s,
                  &x->z3_gather_bytes);
@@ -308,6 +479,31 @@ static void z3_chunk(const struct ts_job *job, const struct ts_compute *c, struc
      * reduce-scatter (first chunk) last. */
     struct z3_unit uf = {layer_f * layers / n, ag.time_s, 0.0};
     struct z3_unit ub = {layer_b * layers / n, ag.time_s, rs.time_s};
+    /* FSDP2 (torch fully_shard; profile fsdp2_copies) gathers a unit into one flat buffer and
+     * then, on the compute stream once the all-gather's event has fired, copies it out into
+     * the unsharded parameters (foreach_all_gather_copy_out: torch.split_with_sizes_copy,
+     * read + write of the unit); in backward it copies the unit's 16-bit gradients into the
+     * reduce-scatter buffer in the reduce dtype (foreach_reduce_scatter_copy_in, on the
+     * reduce-scatter stream) and the compute stream waits for that copy before it frees the
+     * gradients (current_stream.wait_event(copy_in_event)); pytorch/pytorch
+     * torch/distributed/_composable/fsdp/_fsdp_collectives.py at 01d66d2. Each is one
+     * memory-bound pass the unit's compute waits for: per parameter 2 w_bytes after every
+     * gather, w_bytes + g_bytes after every backward. The embedding and output weights ride
+     * with the chunk's first and last units, as their gathers do. */
+    double copy_f_first = 0.0, copy_f_last = 0.0, copy_b_first = 0.0, copy_b_last = 0.0;
+    if (par->sw.fsdp2_copies) {
+        double bw = sys->accel.memory_bandwidth * sys->accel.memory_efficiency;
+        double lat = par->sw.kernel_latency_s >= 0 ? par->sw.kernel_latency_s
+                                                   : sys->accel.kernel_latency;
+        double out_b = 2.0 * w_bytes / bw, in_b = (w_bytes + g_bytes) / bw;
+        double out_unit = 2.0 * w_unit / bw;
+        uf.compute_s += unit_params * out_unit + lat;
+        ub.compute_s += unit_params * (out_unit + in_b) + 2.0 * lat;
+        copy_f_first = embed_params * out_b;
+        copy_f_last = out_params * out_b;
+        copy_b_first = out_params * (out_b + in_b);
+        copy_b_last = embed_params * (out_b + in_b);
+    }
     /* Contention: each unit's compute runs beside the communication stream's work for it
      * (the all-gather prefetched during it, in backward also the reduce-scatter of the unit
      * before), whose kernels hold SMs and HBM bandwidth for their whole duration, latency
@@ -321,12 +517,13 @@ static void z3_chunk(const struct ts_job *job, const struct ts_compute *c, struc
     double bwd_extra = x->bwd_s - layers * layer_b;
     double f_first = has_embed ? c->embed.fwd.time_s : 0.0;
     double b_last = has_embed ? c->embed.bwd.time_s : 0.0;
-    double tf = z3_task(n, &uf, f_first, fwd_extra_first - f_first, 0.0, par->fsdp_prefetch, false,
-                        false, &left_f);
-    double tb = z3_task(n, &ub, bwd_extra - b_last, b_last,
+    double tf = z3_task(n, &uf, f_first + copy_f_first, fwd_extra_first - f_first + copy_f_last,
+                        0.0, par->fsdp_prefetch, false, false, &left_f);
+    double tb = z3_task(n, &ub, bwd_extra - b_last + copy_b_first, b_last + copy_b_last,
                         has_embed ? rs_extra.time_s - rs.time_s : 0.0, par->fsdp_prefetch, true,
                         par->fsdp_no_backward_prefetch, &left_b);
-    /* What the units' communication adds to the tasks is exposed data-parallel traffic. */
+    /* What the units' communication adds to the tasks is exposed data-parallel traffic (with
+     * fsdp2_copies it includes FSDP2's copies, which exist only because of the sharding). */
     x->fwd_z3_s = tf - x->fwd_s;
     x->bwd_z3_s = tb - x->bwd_s;
     x->fwd_s = tf;
@@ -389,9 +586,10 @@ void ts_step_plan_build(const struct ts_job *job, const struct ts_compute *c,
     double tp_b = tp_exposed(sys, &g_tp, &L->tp_bwd, L->tp_bwd_gemm_s, ov, tp, &par->sw);
     double tp_r =
         tp_exposed(sys, &g_tp, &L->tp_recompute, L->tp_recompute_gemm_s, ov, tp, &par->sw);
-    double cp_f = cp_exposed(sys, &g_cp, L->cp_fwd_bytes, L->cp_steps, L->attn_fwd_s, 0.0);
+    double cp_f = cp_exposed(sys, &g_cp, L->cp_fwd_bytes, L->cp_steps, L->attn_fwd_s, 0.0,
+                             L->cp_gather_bytes, &par->sw);
     double cp_b = cp_exposed(sys, &g_cp, L->cp_bwd_bytes, L->cp_steps, L->attn_bwd_s,
-                             L->cp_bwd_tail_bytes);
+                             L->cp_bwd_tail_bytes, L->cp_gather_bytes, &par->sw);
     double cp_r = L->recompute_attention ? cp_f : 0.0;
     /* Layers that {"full_every": k} recomputes whole (ts_recompute_full_layers). */
     bool mixed = par->recompute_policy.custom && par->recompute_policy.full_every > 0;
@@ -431,9 +629,10 @@ void ts_step_plan_build(const struct ts_job *job, const struct ts_compute *c,
             tp_exposed(sys, &g_tp, &M->tp_recompute, M->tp_recompute_gemm_s, ov, tp, &par->sw);
         double mtp_rf =
             mixed ? tp_exposed(sys, &g_tp, &M->full.tp, M->full.gemm_s, ov, tp, &par->sw) : 0.0;
-        double mcp_f = cp_exposed(sys, &g_cp, M->cp_fwd_bytes, M->cp_steps, M->attn_fwd_s, 0.0);
+        double mcp_f = cp_exposed(sys, &g_cp, M->cp_fwd_bytes, M->cp_steps, M->attn_fwd_s, 0.0,
+                                  M->cp_gather_bytes, &par->sw);
         double mcp_b = cp_exposed(sys, &g_cp, M->cp_bwd_bytes, M->cp_steps, M->attn_bwd_s,
-                                   M->cp_bwd_tail_bytes);
+                                  M->cp_bwd_tail_bytes, M->cp_gather_bytes, &par->sw);
         double mcp_r = M->recompute_attention ? mcp_f : 0.0;
         double mcp_rf = M->full.attention ? mcp_f : 0.0;
         double ep_f = moe_exposed(job, &g_ep, &g_etp, &M->moe, M->moe.a2a_fwd, &M->moe.etp_fwd,
@@ -601,10 +800,16 @@ void ts_step_plan_build(const struct ts_job *job, const struct ts_compute *c,
                 bool after = g_replicas.size > 1 && !par->dp_overlap;
                 struct ts_group none;
                 ts_comm_group_strided(sys, 1, 1, &none);
-                z3_chunk(job, c, x, layers, layer_f,
-                         ((layers - full) * layer_b + full * layer_b_full) / layers, k == 0 && ch == 0,
-                         k == p - 1 && ch == v - 1, &g_shard, after ? &none : &g_replicas, w_bytes,
-                         g_bytes, plan);
+                if (par->sw.zero3_blocking) {
+                    z3_blocking(job, c, x, layers, full, k == 0 && ch == 0,
+                                k == p - 1 && ch == v - 1, &g_shard, after ? &none : &g_replicas,
+                                w_bytes, g_bytes);
+                } else {
+                    z3_chunk(job, c, x, layers, layer_f,
+                             ((layers - full) * layer_b + full * layer_b_full) / layers,
+                             k == 0 && ch == 0, k == p - 1 && ch == v - 1, &g_shard,
+                             after ? &none : &g_replicas, w_bytes, g_bytes, plan);
+                }
                 if (after) {
                     TS_ASSERT(par->bucket_bytes > 0, "bucket_bytes %g: the job parser sets the "
                               "default", par->bucket_bytes);

@@ -24,7 +24,10 @@
  * fraction of the overlapped time: communication-compute contention). ZeRO-3 / FSDP all-gathers
  * a chunk's first unit before each of its tasks (prefetched one task ahead), the others inside
  * the task as a flow shop (their compute slowed by overlap_slowdown beside the collectives),
- * and reduce-scatters the gradients unit by unit. After its last backward and its gradient reduction a stage
+ * and reduce-scatters the gradients unit by unit; with the profile's fsdp2_copies each unit
+ * also waits for FSDP2's copy-out after its gather and, in backward, for the copy-in of its
+ * gradients (memory-bound passes counted in fwd_z3_s / bwd_z3_s), and with
+ * parallel.fsdp_fp8_allgather an fp8 job gathers the layers at 1 byte per parameter. After its last backward and its gradient reduction a stage
  * runs the optimizer step and its tail (ZeRO parameter all-gather, tied-embedding
  * all-reduce). The iteration ends when the last stage finishes.
  *

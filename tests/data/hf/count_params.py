@@ -71,6 +71,14 @@ def embeddings(c, cfg, v, h, tied):
         c.add("output_head", v * h)
 
 
+def gqa_shape(cfg):
+    """hidden, layers, vocabulary, heads, KV heads (default: heads) and head_dim (default:
+    hidden / heads) of a GQA model's config."""
+    h, nh = cfg["hidden_size"], cfg["num_attention_heads"]
+    return (h, cfg["num_hidden_layers"], cfg["vocab_size"], nh,
+            _get(cfg, "num_key_value_heads", nh), _get(cfg, "head_dim", h // nh))
+
+
 def gqa_attention(h, nh, nkv, hd, qkv_bias=False, o_bias=False):
     n = h * nh * hd + 2 * h * nkv * hd + nh * hd * h
     if qkv_bias:
@@ -83,10 +91,7 @@ def gqa_attention(h, nh, nkv, hd, qkv_bias=False, o_bias=False):
 def count_llama_like(cfg, qkv_bias=False, qk_norm=False):
     """Llama 3.x, Mistral, Qwen2 (qkv_bias), Qwen3 (qk_norm), Phi-3 (fused, same count)."""
     c = Count()
-    h, L, v = cfg["hidden_size"], cfg["num_hidden_layers"], cfg["vocab_size"]
-    nh = cfg["num_attention_heads"]
-    nkv = _get(cfg, "num_key_value_heads", nh)
-    hd = _get(cfg, "head_dim", h // nh)
+    h, L, v, nh, nkv, hd = gqa_shape(cfg)
     ff = cfg["intermediate_size"]
     bias = bool(cfg.get("attention_bias", False))
     embeddings(c, cfg, v, h, bool(cfg.get("tie_word_embeddings", False)))
@@ -100,10 +105,7 @@ def count_llama_like(cfg, qkv_bias=False, qk_norm=False):
 
 def count_qwen3_moe(cfg):
     c = Count()
-    h, L, v = cfg["hidden_size"], cfg["num_hidden_layers"], cfg["vocab_size"]
-    nh = cfg["num_attention_heads"]
-    nkv = _get(cfg, "num_key_value_heads", nh)
-    hd = _get(cfg, "head_dim", h // nh)
+    h, L, v, nh, nkv, hd = gqa_shape(cfg)
     e, k = cfg["num_experts"], cfg["num_experts_per_tok"]
     eff, ff = cfg["moe_intermediate_size"], cfg["intermediate_size"]
     step = _get(cfg, "decoder_sparse_step", 1)
@@ -123,10 +125,7 @@ def count_qwen3_moe(cfg):
 
 def count_mixtral(cfg):
     c = Count()
-    h, L, v = cfg["hidden_size"], cfg["num_hidden_layers"], cfg["vocab_size"]
-    nh = cfg["num_attention_heads"]
-    nkv = _get(cfg, "num_key_value_heads", nh)
-    hd = _get(cfg, "head_dim", h // nh)
+    h, L, v, nh, nkv, hd = gqa_shape(cfg)
     e, k, ff = cfg["num_local_experts"], cfg["num_experts_per_tok"], cfg["intermediate_size"]
     embeddings(c, cfg, v, h, bool(cfg.get("tie_word_embeddings", False)))
     c.add("attention", L * gqa_attention(h, nh, nkv, hd))
@@ -264,6 +263,56 @@ def count_gpt_neox(cfg):
     return c
 
 
+def count_llama4(cfg):
+    """Llama 4 (Llama4ForConditionalGeneration): text_config plus the vision encoder.
+
+    Text (transformers models/llama4/modeling_llama4.py): GQA attention with head_dim, the
+    q/k L2 norm of use_qk_norm has no weights; MoE layers are every
+    interleave_moe_layer_step-th layer (moe_layers = step-1, 2*step-1, ...): routed experts
+    of intermediate_size (gate_up 2*ff and down), one shared expert of intermediate_size,
+    router hidden x experts, no bias; the other layers are dense MLPs of
+    intermediate_size_mlp. Vision (Llama4VisionModel): unfold-conv patch embedding
+    (3*patch^2 x width, no bias), class embedding, positional embedding for patches + 1,
+    pre and post LayerNorms, layers of q/k/v/o and fc1/fc2 with biases and two LayerNorms,
+    the pixel-shuffle adapter MLP (width/ratio^2 x projector_input_dim, then
+    projector_input_dim x projector_output_dim, no biases) and the projector
+    (vision_output_dim x text hidden, bias only with multi_modal_projector_bias).
+    """
+    t = cfg.get("text_config", cfg)
+    c = Count()
+    h, L, v, nh, nkv, hd = gqa_shape(t)
+    e, k = t["num_local_experts"], t["num_experts_per_tok"]
+    eff, dff = t["intermediate_size"], t["intermediate_size_mlp"]
+    step = _get(t, "interleave_moe_layer_step", 1)
+    moe_layers = list(range(step - 1, L, step))
+    nmoe = len(moe_layers)
+    tied = bool(cfg.get("tie_word_embeddings", t.get("tie_word_embeddings", False)))
+    embeddings(c, t, v, h, tied)
+    bias = bool(t.get("attention_bias", False))
+    c.add("attention", L * gqa_attention(h, nh, nkv, hd, bias, bias))
+    c.add("dense_mlp", (L - nmoe) * 3 * h * dff)
+    c.add("routed_experts", nmoe * e * 3 * h * eff, nmoe * k * 3 * h * eff)
+    c.add("shared_experts", nmoe * 3 * h * eff)
+    c.add("router", nmoe * h * e)
+    c.add("norms", L * 2 * h + h)
+    vc = cfg.get("vision_config") if "text_config" in cfg else None
+    if vc:
+        w, vl, vff = vc["hidden_size"], vc["num_hidden_layers"], vc["intermediate_size"]
+        p, img = vc["patch_size"], vc["image_size"]
+        npatch = (img // p) ** 2
+        n = vc.get("num_channels", 3) * p * p * w + w + (npatch + 1) * w   # patch, class, positions
+        n += 2 * layernorm(w)                                             # layernorm_pre / _post
+        n += vl * (4 * (w * w + w) + w * vff + vff + vff * w + w + 2 * layernorm(w))
+        r = vc["pixel_shuffle_ratio"]
+        shuffled = int(round(w / (r * r)))
+        pin, pout = vc["projector_input_dim"], vc["projector_output_dim"]
+        n += shuffled * pin + pin * pout                                  # vision_adapter MLP
+        c.add("vision_tower", n, 0)
+        pb = h if vc.get("multi_modal_projector_bias") else 0
+        c.add("multimodal_projector", vc["vision_output_dim"] * h + pb, 0)
+    return c
+
+
 def count(cfg):
     arch = (cfg.get("architectures") or [""])[0]
     mt = cfg.get("model_type", "")
@@ -283,6 +332,8 @@ def count(cfg):
         return count_gpt_oss(cfg), None
     if mt == "gemma3":
         return count_gemma3(cfg), None
+    if mt in ("llama4", "llama4_text"):
+        return count_llama4(cfg), None
     if mt == "gemma2":
         return count_gemma2(cfg), None
     if mt == "gpt2":
@@ -297,7 +348,7 @@ def check(pub_path):
     import os
     base = os.path.dirname(os.path.abspath(pub_path))
     pub = json.load(open(pub_path, encoding="utf-8"))["files"]
-    print(f"{'file':30} {'quantity':22} {'computed':>16} {'published':>12} {'diff':>8}")
+    print(f"{'file':40} {'quantity':22} {'computed':>16} {'published':>12} {'diff':>8}")
     for f, p in pub.items():
         cfg = json.load(open(os.path.join(base, f), encoding="utf-8"))
         c, mtp = count(cfg)
@@ -317,7 +368,7 @@ def check(pub_path):
             rows.append(("mtp_module", mtp.total(), p["mtp_module_unique"]))
         for name, got, want in rows:
             d = (got - want) / want * 100
-            print(f"{f:30} {name:22} {got:16,d} {want / 1e9:11.2f}B {d:+7.2f}%")
+            print(f"{f:40} {name:22} {got:16,d} {want / 1e9:11.2f}B {d:+7.2f}%")
 
 
 def main(argv):
