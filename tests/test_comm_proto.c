@@ -85,7 +85,7 @@ static void eight_a100_switch_from_ll_to_ll128_to_simple_at_the_hand_computed_si
 {
     (void)state;
     /* 8 x A100 in one NVSwitch domain, ring all-reduce (no NVLS on A100, no tree in one node):
-     * 14 steps of the 5 us NVLink Simple step, scaled by NCCL's NVLink ring step ratios
+     * 14 steps of the 8.7 us NVLink Simple step, scaled by NCCL's NVLink ring step ratios
      * 0.6 / 3.4 (LL) and 1.9 / 3.4 (LL128); 2 (n-1)/n S = 1.75 S at 0.78 x 300 GB/s, times
      * 0.5 (LL, capped at llMaxBw = 87.7 GB/s of bus bandwidth on one Ampere node) or 0.92
      * (LL128). */
@@ -94,12 +94,12 @@ static void eight_a100_switch_from_ll_to_ll128_to_simple_at_the_hand_computed_si
     struct ts_group g;
     ts_comm_group_strided(&sys, 8, 1, &g);
     double bw = 0.78 * 300e9;
-    double lat_ll = 14 * 5e-6 * 0.6 / 3.4, lat_ll128 = 14 * 5e-6 * 1.9 / 3.4, lat_s = 14 * 5e-6;
+    double lat_ll = 14 * 8.7e-6 * 0.6 / 3.4, lat_ll128 = 14 * 8.7e-6 * 1.9 / 3.4, lat_s = 14 * 8.7e-6;
     double beta_ll = 1.75 / fmin(0.5 * bw, 87.7e9), beta_ll128 = 1.75 / (0.92 * bw);
     double beta_s = 1.75 / bw;
-    double s1 = (lat_ll128 - lat_ll) / (beta_ll - beta_ll128);     /* LL -> LL128, ~2.26 MB */
-    double s2 = (lat_s - lat_ll128) / (beta_ll128 - beta_s);       /* LL128 -> Simple, ~47.5 MB */
-    assert_true(s1 > 2.2e6 && s1 < 2.3e6 && s2 > 47e6 && s2 < 48e6);
+    double s1 = (lat_ll128 - lat_ll) / (beta_ll - beta_ll128);     /* LL -> LL128, ~3.94 MB */
+    double s2 = (lat_s - lat_ll128) / (beta_ll128 - beta_s);       /* LL128 -> Simple, ~82.6 MB */
+    assert_true(s1 > 3.9e6 && s1 < 4.0e6 && s2 > 82e6 && s2 < 83e6);
     assert_int_equal(best_proto(&sys, &g, 8), TS_PROTO_LL);
     assert_int_equal(best_proto(&sys, &g, s1 * 0.999), TS_PROTO_LL);
     assert_int_equal(best_proto(&sys, &g, s1 * 1.001), TS_PROTO_LL128);
@@ -115,18 +115,18 @@ static void eight_a100_switch_from_ll_to_ll128_to_simple_at_the_hand_computed_si
 static void two_a3_mega_nodes_run_small_all_reduces_as_ring_ll_under_nccls_cap(void **state)
 {
     (void)state;
-    /* 2 x 8 H100, 8 KiB all-reduce: the tree's LL steps are 5 / 14 of the 75 us network
-     * step and 0.6 / 4 of the 5 us NVLink step: 2 (1 x 26.8 + 7 x 0.75) = 64.1 us, against
-     * the ring's LL 2 network steps of 75 x 2.7 / 14 = 14.5 us, 28 NVLink steps of 0.88 us
-     * and NCCL's 6.6 us LL base: 60.2 us; so the ring's LL wins. Its bandwidth part is
+    /* 2 x 8 H100, 8 KiB all-reduce: the tree's LL steps are 5 / 14 of the 179 us network
+     * step and 0.6 / 4 of the 8.7 us NVLink step: 2 (1 x 63.9 + 7 x 1.31) = 146.1 us, against
+     * the ring's LL 2 network steps of 179 x 2.7 / 14 = 34.5 us, 28 NVLink steps of 1.54 us
+     * and NCCL's 6.6 us LL base: 118.6 us; so the ring's LL wins. Its bandwidth part is
      * capped by llMaxBw at two nodes, 39 GB/s of bus bandwidth (1.875 S / 39 GB/s). */
     struct ts_system sys;
     load_system("gcp-a3-mega", &sys);
     struct ts_group g;
     ts_comm_group_strided(&sys, 16, 1, &g);
     double S = 8192;
-    double ring_lat = 2 * 75e-6 * 2.7 / 14 + 28 * 5e-6 * 0.6 / 3.4 + 6.6e-6;
-    double tree_lat = 2 * (75e-6 * 5.0 / 14 + 7 * 5e-6 * 0.6 / 4);
+    double ring_lat = 2 * 179e-6 * 2.7 / 14 + 28 * 8.7e-6 * 0.6 / 3.4 + 6.6e-6;
+    double tree_lat = 2 * (179e-6 * 5.0 / 14 + 7 * 8.7e-6 * 0.6 / 4);
     assert_true(ring_lat < tree_lat);
     struct ts_coll_cost c;
     ts_comm_collective(&sys, TS_COLL_ALLREDUCE, &g, S, &c);
@@ -153,7 +153,7 @@ static void the_ll_cap_follows_the_gpu_generation_even_on_identical_levels(void 
     hop.accel.generation = TS_GEN_HOPPER;
     struct ts_group g;
     ts_comm_group_strided(&a100, 8, 1, &g);
-    double S = 64 * 1024, lat = 14 * 5e-6 * 0.6 / 3.4;
+    double S = 64 * 1024, lat = 14 * 8.7e-6 * 0.6 / 3.4;
     struct ts_coll_cost c;
     ts_comm_collective(&a100, TS_COLL_ALLREDUCE, &g, S, &c);
     assert_int_equal(c.proto, TS_PROTO_LL);

@@ -35,7 +35,7 @@ _Static_assert(TS_ALGO_COUNT == 6, "update ts_algo_names");
  * baseLatencies[RING][SIMPLE] = 8.4 us per collective plus hwLatencies[NET][RING][SIMPLE] =
  * 14 us per network step (interLat; the intra-node steps cost max(NVLink ring step, 3 x 1 us
  * network post overhead), which the catalogue's fitted scale-up step already exceeds). The
- * catalogue's scale_out.latency (75 us on InfiniBand) is the double binary tree's network
+ * catalogue's scale_out.latency (179 us on InfiniBand) is the double binary tree's network
  * step fitted on one measured 1 MiB all-reduce, where every hop is exposed in turn; NCCL's
  * tuner prices that point at 65 us (LL128) to 120 us (Simple) where 376 us was measured,
  * and no multi-node ring measurement is in the references, so the ring takes NCCL's model

@@ -63,13 +63,14 @@
  * Algorithms per collective follow NCCL 2.30 (src/graph/tuning.cc, ncclTopoTuneModel):
  * all-reduce ring / tree / nvls / hierarchical (NVLS_TREE); all-gather and reduce-scatter
  * ring / nvls / pat; all-to-all and send/recv direct. Broadcast and reduce are not used by
- * the simulator. One alpha per level stands for the Simple protocol's step, fitted to
- * nccl-tests curves (hardware/README.md); NCCL's tuner constants (LL / LL128 / Simple base
- * and per-hop latencies) rank algorithms but under-predict measured times (8x A100 4 MiB:
- * ~100 GB/s by them against 72 GB/s measured), so they are used only as ratios (PAT, NVLS,
- * protocols), except for ring steps across the network, which no measurement in the
- * references covers: those take NCCL's absolute ring latency (the fitted 75 us is a tree
- * hop at 1 MiB).
+ * the simulator. One alpha per level stands for the Simple protocol's step, fitted so that the
+ * fastest (algorithm, protocol) pair reproduces the measured nccl-tests points (8x A100
+ * 4 MiB 72 GB/s by ring LL128: 8.7 us; 4x 8 B200 1 MiB 5.4 GB/s by tree LL: 179 us;
+ * hardware/README.md); NCCL's tuner constants (LL / LL128 / Simple base and per-hop
+ * latencies) rank algorithms but under-predict measured times, so they are used only as
+ * ratios (PAT, NVLS, protocols), except for ring steps across the network, which no
+ * measurement in the references covers: those take NCCL's absolute ring latency (the
+ * fitted 179 us is a tree hop at 1 MiB).
  *
  * Protocols (NCCL 2.30.7 src/graph/tuning.cc, ncclTunerConstantsDefaults and
  * ncclTopoTuneModel; comm.c cites each constant): ring and tree run with LL, LL128 or
@@ -98,10 +99,8 @@
  * NCCL_P2P_LL_THRESHOLD (16 KiB per channel, src/enqueue.cc), the network post overhead
  * floor of a multi-node ring's intra-node steps (1 us, 3 us Simple), and a deployment that
  * disables a protocol (NCCL_PROTO) or runs a tuner plugin.
- * At mid sizes the protocols are as optimistic as NCCL's tuner itself: 8x A100 at 4 MiB
- * all-reduce 100 GB/s (LL128) where 72 GB/s were measured and the Simple ring reproduces
- * them; 4x 8 B200 at 1 MiB 9.7 GB/s (tree LL128) against 5.4 measured (README.md,
- * limitations).
+ * The Simple steps are therefore long (8.7 us per NVLink step, 179 us per exposed network
+ * step): a large message pays them in full (README.md, limitations).
  */
 #ifndef TS_COMM_H
 #define TS_COMM_H
