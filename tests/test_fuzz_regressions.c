@@ -18,7 +18,9 @@ struct harness {
 static const struct harness harnesses[] = {
     {"model", ts_fuzz_model}, {"accel", ts_fuzz_accel}, {"system", ts_fuzz_system},
     {"job", ts_fuzz_job},     {"sweep", ts_fuzz_sweep}, {"units", ts_fuzz_units},
-    {"cli", ts_fuzz_cli},
+    {"cli", ts_fuzz_cli},     {"hf", ts_fuzz_hf},       {"skypilot", ts_fuzz_skypilot},
+    {"nccl", ts_fuzz_nccl},   {"gemmcsv", ts_fuzz_gemmcsv}, {"software", ts_fuzz_software},
+    {"prices", ts_fuzz_prices}, {"new", ts_fuzz_new},
 };
 
 /* Run every file of dir through the target; returns how many. */
