@@ -76,7 +76,7 @@ int ts_nccl_parse(const char *text, size_t len, const char *file, int coll,
     out->coll = (enum ts_coll)coll;
     enum { MAX_HOSTS = 1024, MAX_RANKS = 65536 };
     char(*hosts)[128] = ts_xcalloc(MAX_HOSTS, sizeof *hosts);
-    unsigned char *seen = ts_xcalloc(MAX_RANKS, 1);
+    short *seen = ts_xcalloc(MAX_RANKS, sizeof *seen);     // host index + 1 of each rank
     int n_hosts = 0, ranks = 0, rc = TS_OK;
     size_t pos = 0;
     long lineno = 0;
@@ -111,15 +111,28 @@ int ts_nccl_parse(const char *text, size_t len, const char *file, int coll,
                         host = tok[k + 1];
                 if (*e || r < 0 || r >= MAX_RANKS || !host)
                     continue;
+                int h = 0;
+                while (h < n_hosts && strncmp(hosts[h], host, sizeof hosts[0] - 1) != 0)
+                    h++;
+                if (h == MAX_HOSTS) {
+                    rc = ts_err_set(err, TS_ERR_INPUT, "%s:%ld: more than %d hosts", file,
+                                    lineno, MAX_HOSTS);
+                    break;
+                }
+                if (h == n_hosts)
+                    ts_strlcpy(hosts[n_hosts++], host, sizeof hosts[0]);
+                if (seen[r] && seen[r] != h + 1) {
+                    /* One rank on two hosts: two runs' outputs in one file? */
+                    rc = ts_err_set(err, TS_ERR_INPUT,
+                                    "%s:%ld: rank %ld is listed on %s and on %s (one run's "
+                                    "output per file)", file, lineno, r, hosts[seen[r] - 1],
+                                    hosts[h]);
+                    break;
+                }
                 if (!seen[r]) {
-                    seen[r] = 1;
+                    seen[r] = (short)(h + 1);
                     ranks++;
                 }
-                int h = 0;
-                while (h < n_hosts && strcmp(hosts[h], host) != 0)
-                    h++;
-                if (h == n_hosts && n_hosts < MAX_HOSTS)
-                    ts_strlcpy(hosts[n_hosts++], host, sizeof hosts[0]);
             }
             continue;
         }

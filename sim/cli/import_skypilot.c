@@ -75,6 +75,16 @@ static bool price_field(const char *s, double *out)
     return ts_text_number(s, out) && *out >= 0.0;
 }
 
+/* A guard, not a market figure: a million dollars per GPU-hour is far above any list price
+ * (the catalogue's dearest, configs/prices, are a few tens of dollars), so a larger quotient
+ * is a misread file - and beyond ~1e304 it would not even survive the price file's rounding. */
+#define PRICE_MAX 1e6
+
+static bool too_dear(double price, double count)
+{
+    return price / count > PRICE_MAX;  /* NaN (no price) is not */
+}
+
 static void rows_push(struct sky_row **rows, int *n, int *cap, const struct sky_row *r,
                       const char *file)
 {
@@ -108,7 +118,12 @@ static int read_rows(const char *file, struct sky_row **out, int *n_out, struct 
             end++;
         lineno++;
         char line[4096];
-        size_t l = end - pos < sizeof line - 1 ? end - pos : sizeof line - 1;
+        if (end - pos >= sizeof line) {
+            rc = ts_err_set(err, TS_ERR_INPUT, "%s:%ld: line longer than %zu bytes", file, lineno,
+                            sizeof line - 1);
+            break;
+        }
+        size_t l = end - pos;
         memcpy(line, text + pos, l);
         line[l] = '\0';
         pos = end + 1;
@@ -160,6 +175,13 @@ static int read_rows(const char *file, struct sky_row **out, int *n_out, struct 
         r.spot = NAN;
         if (idx[C_SPOT] >= 0 && !price_field(f[idx[C_SPOT]], &r.spot))
             r.spot = NAN;   /* an unreadable spot price is no spot offer */
+        if (!host && (too_dear(r.price, r.count) || too_dear(r.spot, r.count))) {
+            rc = ts_err_set(err, TS_ERR_INPUT,
+                            "%s:%ld: Price \"%s\" or SpotPrice over AcceleratorCount \"%s\" is "
+                            "more than $%.0g per GPU-hour: not a price (a shifted column?)", file,
+                            lineno, f[idx[C_PRICE]], count, PRICE_MAX);
+            break;
+        }
         if (host)
             rows_push(&hosts, &nhost, &caphost, &r, file);
         else if (part)
@@ -182,6 +204,12 @@ static int read_rows(const char *file, struct sky_row **out, int *n_out, struct 
             s.price = a->price + b->price;
             s.spot = a->spot + b->spot;
             s.summed = true;
+            if (too_dear(s.price, s.count) || too_dear(s.spot, s.count)) {
+                rc = ts_err_set(err, TS_ERR_INPUT,
+                                "%s: %s in %s: its VM row and GPU row add up to more than $%.0g "
+                                "per GPU-hour: not a price", file, a->type, a->zone, PRICE_MAX);
+                break;
+            }
             if (!isnan(s.price) || !isnan(s.spot))
                 rows_push(&rows, &n, &cap, &s, file);
             break;
