@@ -86,7 +86,8 @@ int ts_nccl_parse(const char *text, size_t len, const char *file, int coll,
             end++;
         lineno++;
         char line[1024];
-        size_t n = end - pos < sizeof line - 1 ? end - pos : sizeof line - 1;
+        bool cut = end - pos > sizeof line - 1;     // only text lines may be this long
+        size_t n = cut ? sizeof line - 1 : end - pos;
         memcpy(line, text + pos, n);
         line[n] = '\0';
         pos = end + 1;
@@ -144,6 +145,11 @@ int ts_nccl_parse(const char *text, size_t len, const char *file, int coll,
          * command line) is not a measurement. */
         if (!isdigit((unsigned char)tok[0][0]) || !ts_text_number(tok[0], &size))
             continue;
+        if (cut) {
+            rc = ts_err_set(err, TS_ERR_INPUT, "%s:%ld: a data line longer than %zu bytes", file,
+                            lineno, sizeof line - 1);
+            break;
+        }
         if (nt < 11) {
             rc = ts_err_set(err, TS_ERR_INPUT,
                             "%s:%ld: a data line with %d columns (nccl-tests prints size, count, "

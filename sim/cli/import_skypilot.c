@@ -85,6 +85,34 @@ static bool too_dear(double price, double count)
     return price / count > PRICE_MAX;  /* NaN (no price) is not */
 }
 
+/* Whether s is well-formed UTF-8 (RFC 3629 section 4: no overlong forms, no surrogates,
+ * nothing above U+10FFFF): the names of a row go into a JSON price file, which must load. */
+static bool utf8_ok(const char *s)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    while (*u) {
+        unsigned c = *u;
+        int more = c < 0x80 ? 0 : c >= 0xC2 && c <= 0xDF ? 1 : c >= 0xE0 && c <= 0xEF ? 2
+                 : c >= 0xF0 && c <= 0xF4 ? 3 : -1;
+        if (more < 0)
+            return false;
+        unsigned lo = 0x80, hi = 0xBF;     // the second byte's range
+        if (c == 0xE0)
+            lo = 0xA0;
+        else if (c == 0xED)
+            hi = 0x9F;
+        else if (c == 0xF0)
+            lo = 0x90;
+        else if (c == 0xF4)
+            hi = 0x8F;
+        u++;
+        for (int i = 0; i < more; i++, u++)
+            if (*u < (i == 0 ? lo : 0x80) || *u > (i == 0 ? hi : 0xBF))
+                return false;
+    }
+    return true;
+}
+
 static void rows_push(struct sky_row **rows, int *n, int *cap, const struct sky_row *r,
                       const char *file)
 {
@@ -129,6 +157,11 @@ static int read_rows(const char *file, struct sky_row **out, int *n_out, struct 
         pos = end + 1;
         if (line[0] == '\0' || line[0] == '\r')
             continue;
+        if (!utf8_ok(line)) {
+            rc = ts_err_set(err, TS_ERR_INPUT, "%s:%ld: not UTF-8 text (save the catalogue as "
+                            "UTF-8)", file, lineno);
+            break;
+        }
         char *f[64];
         int nf = ts_csv_split(line, f, 64);
         if (!header) {

@@ -1086,11 +1086,21 @@ int ts_fuzz_gemmcsv(const uint8_t *data, size_t n)
     cJSON *doc;
     if (ts_json_load(apath, &doc, &err))
         fail("catalogue: %s", err.msg);
-    cJSON_DeleteItemFromObjectCaseSensitive(doc, "gemm_efficiency");
-    cJSON *ge = cJSON_AddObjectToObject(doc, "gemm_efficiency");
+    /* As sim/cli/calibrate_files.c does: gemm_efficiency by precision, the measured ones
+     * replaced, the base part's other curves kept. */
+    cJSON *ge = cJSON_GetObjectItemCaseSensitive(doc, "gemm_efficiency");
+    if (!cJSON_IsObject(ge)) {
+        cJSON *obj = cJSON_CreateObject();
+        if (ge)
+            cJSON_AddItemToObject(obj, "bf16", cJSON_DetachItemFromObjectCaseSensitive(doc, "gemm_efficiency"));
+        cJSON_AddItemToObject(doc, "gemm_efficiency", obj);
+        ge = obj;
+    }
     for (int p = 0; p < TS_PREC_COUNT; p++)
-        if (t->per_precision[p])
+        if (t->per_precision[p]) {
+            cJSON_DeleteItemFromObjectCaseSensitive(ge, ts_precision_names[p]);
             cJSON_AddItemToObject(ge, ts_precision_names[p], ts_gemmcsv_curve_json(t, p));
+        }
     check_json(doc, "calibrated accelerator");
     struct ts_jnode root = ts_jnode_root(doc, "calibrated.json");
     if (ts_accel_parse(&root, &gemm_check, &err))
