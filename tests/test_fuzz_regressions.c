@@ -187,6 +187,13 @@ static void skypilot_prices_beyond_a_million_dollars_per_gpu_hour_are_refused(vo
     assert_int_equal(skypilot(csv, &b), TS_ERR_INPUT);
     assert_int_equal(b.len, 0);
     ts_buf_free(&b);
+    /* A fraction of a GPU (Azure's partitioned parts) is listed as one: 0.908 / 0.5. */
+    snprintf(csv, sizeof csv, "%sStandard_NV12ads_A10_v5,A10,0.5,0.908,,eastus,eastus-1\n", head);
+    ts_buf_init(&b);
+    assert_int_equal(skypilot(csv, &b), TS_OK);
+    assert_non_null(strstr(b.data, " 0.5 "));
+    assert_non_null(strstr(b.data, "1.816"));
+    ts_buf_free(&b);
     snprintf(csv, sizeof csv, "%sp5.48xlarge,H100,8,8000001,,us-east-1,us-east-1a\n", head);
     ts_buf_init(&b);
     assert_int_equal(skypilot(csv, &b), TS_ERR_INPUT);

@@ -347,7 +347,7 @@ int ts_cli_import_skypilot(const char *file, int argc, char **argv)
             char ods[32], sps[32];
             fmt_price(ods, sizeof ods, od);
             fmt_price(sps, sizeof sps, sp);
-            ts_buf_printf(&b, "%-28s %-12s %5.0f %14s %10s  %d\n", rows[i].type, rows[i].acc,
+            ts_buf_printf(&b, "%-28s %-12s %5g %14s %10s  %d\n", rows[i].type, rows[i].acc,
                           rows[i].count, ods, sps, regions);
         }
         rc = ts_cli_emit(&b, NULL);
@@ -400,7 +400,7 @@ int ts_cli_import_skypilot(const char *file, int argc, char **argv)
         snprintf(dt, sizeof dt, "imported %s (the catalogue states no date)", today);
     bool od = !isnan(r->price);
     int l = 0;
-    src_advance(&l, snprintf(src, sizeof src, "SkyPilot catalogue %s: %s (%.0f x %s)%s", file,
+    src_advance(&l, snprintf(src, sizeof src, "SkyPilot catalogue %s: %s (%g x %s)%s", file,
                              instance, r->count, r->acc,
                              r->summed ? " = its VM row + its GPU row (the catalogue prices "
                                          "them apart)" : ""), sizeof src);
@@ -422,7 +422,7 @@ int ts_cli_import_skypilot(const char *file, int argc, char **argv)
     }
     snprintf(desc, sizeof desc,
              "LIST PRICES imported from a SkyPilot catalogue: replace them with your contract "
-             "prices (a job's own cost keys override this file key by key). %s has %.0f %s per "
+             "prices (a job's own cost keys override this file key by key). %s has %g %s per "
              "instance.", instance, r->count, r->acc);
     cJSON *doc = cJSON_CreateObject();
     cJSON_AddStringToObject(doc, "name", nm);
