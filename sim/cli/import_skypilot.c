@@ -7,7 +7,8 @@
  * on-demand price per GPU-hour = Price / AcceleratorCount in the region (the cheapest region
  * when none is given), spot likewise from the cheapest zone's SpotPrice when the catalogue has
  * one. A catalogue states no date, so the price file's date is the one given (--date) or the
- * day of the import, said so in its source.
+ * day of the import, said so in its source. A line that is not UTF-8 or is longer than 4095
+ * bytes, and a price above 1e6 USD per GPU-hour (a misread column), are errors naming the line.
  *
  * Two shapes of the real catalogues need more than one row per offer:
  *  - An instance sold without an on-demand price (AWS p5e.48xlarge: Capacity Blocks and spot
