@@ -162,6 +162,15 @@ int ts_gemmcsv_parse(const char *text, size_t len, const char *file, const struc
         if (rc)
             break;
         r.efficiency = rate / peak;
+        if (r.efficiency < 1e-6) {
+            /* An accelerator file's curve takes efficiencies from 1e-6 (sim/spec/hardware.c). */
+            rc = ts_err_set(err, TS_ERR_INPUT,
+                            "%s:%ld: %.0f x %.0f x %.0f at %.3g TFLOP/s is %.2g of %s's %s peak, "
+                            "below the 1e-6 an efficiency curve takes: a wrong time unit?", file,
+                            lineno, r.m, r.n, r.k, rate / 1e12, r.efficiency, a->name,
+                            ts_precision_names[r.precision]);
+            break;
+        }
         if (r.efficiency > 1.0) {
             rc = ts_err_set(err, TS_ERR_INPUT,
                             "%s:%ld: %.0f x %.0f x %.0f at %.1f TFLOP/s is faster than %s's %s "
@@ -191,6 +200,16 @@ void ts_gemmcsv_free(struct ts_gemmcsv *t)
 {
     free(t->rows);
     memset(t, 0, sizeof *t);
+}
+
+/* An efficiency as the curve stores it: 4 decimals, or 4 significant digits below 1e-3 (4
+ * decimals would make a tiny GEMM's efficiency 0, which no curve takes). */
+static double round_efficiency(double e)
+{
+    if (e >= 1e-3)
+        return round(e * 1e4) / 1e4;
+    double scale = pow(10.0, 3.0 - floor(log10(e)));
+    return round(e * scale) / scale;
 }
 
 static int cmp_double(const void *a, const void *b)
@@ -223,7 +242,7 @@ cJSON *ts_gemmcsv_curve_json(const struct ts_gemmcsv *t, int precision)
             cJSON_AddNumberToObject(p, "m", r->m);
             cJSON_AddNumberToObject(p, "n", r->n);
             cJSON_AddNumberToObject(p, "k", r->k);
-            cJSON_AddNumberToObject(p, "efficiency", round(r->efficiency * 1e4) / 1e4);
+            cJSON_AddNumberToObject(p, "efficiency", round_efficiency(r->efficiency));
             cJSON_AddItemToArray(arr, p);
         }
         free(flops);
@@ -249,7 +268,7 @@ cJSON *ts_gemmcsv_curve_json(const struct ts_gemmcsv *t, int precision)
         double med = m % 2 ? eff[m / 2] : 0.5 * (eff[m / 2 - 1] + eff[m / 2]);
         cJSON *p = cJSON_CreateArray();
         cJSON_AddItemToArray(p, cJSON_CreateNumber(round(exp(logsum / m))));
-        cJSON_AddItemToArray(p, cJSON_CreateNumber(round(med * 1e4) / 1e4));
+        cJSON_AddItemToArray(p, cJSON_CreateNumber(round_efficiency(med)));
         cJSON_AddItemToArray(arr, p);
     }
     free(eff);

@@ -9,7 +9,9 @@
  * the caller's default; and the
  * measurement as one of time_s, time_ms, time_us (per GEMM) or tflops (TFLOP/s achieved).
  * Efficiency = 2 m n k / time / peak_flops[precision] of the base accelerator; a row faster
- * than that peak is an error (wrong precision or wrong base part). Rows of one precision
+ * than that peak is an error (wrong precision or wrong base part), and so is one below 1e-6 of
+ * it (the smallest efficiency an accelerator curve takes). Curves keep 4 decimals (4
+ * significant digits below 1e-3). Rows of one precision
  * become that precision's curve: as {"m","n","k","efficiency"} points when there are at most
  * 64 distinct sizes, else binned in quarter decades of FLOPs ([geometric-mean FLOPs, median
  * efficiency], as the host calibration bins). Pure and thread safe.

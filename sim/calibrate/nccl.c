@@ -76,7 +76,7 @@ int ts_nccl_parse(const char *text, size_t len, const char *file, int coll,
     out->coll = (enum ts_coll)coll;
     enum { MAX_HOSTS = 1024, MAX_RANKS = 65536 };
     char(*hosts)[128] = ts_xcalloc(MAX_HOSTS, sizeof *hosts);
-    unsigned char *seen = ts_xcalloc(MAX_RANKS, 1);
+    short *seen = ts_xcalloc(MAX_RANKS, sizeof *seen);     // host index + 1 of each rank
     int n_hosts = 0, ranks = 0, rc = TS_OK;
     size_t pos = 0;
     long lineno = 0;
@@ -86,7 +86,8 @@ int ts_nccl_parse(const char *text, size_t len, const char *file, int coll,
             end++;
         lineno++;
         char line[1024];
-        size_t n = end - pos < sizeof line - 1 ? end - pos : sizeof line - 1;
+        bool cut = end - pos > sizeof line - 1;     // only text lines may be this long
+        size_t n = cut ? sizeof line - 1 : end - pos;
         memcpy(line, text + pos, n);
         line[n] = '\0';
         pos = end + 1;
@@ -111,15 +112,28 @@ int ts_nccl_parse(const char *text, size_t len, const char *file, int coll,
                         host = tok[k + 1];
                 if (*e || r < 0 || r >= MAX_RANKS || !host)
                     continue;
+                int h = 0;
+                while (h < n_hosts && strncmp(hosts[h], host, sizeof hosts[0] - 1) != 0)
+                    h++;
+                if (h == MAX_HOSTS) {
+                    rc = ts_err_set(err, TS_ERR_INPUT, "%s:%ld: more than %d hosts", file,
+                                    lineno, MAX_HOSTS);
+                    break;
+                }
+                if (h == n_hosts)
+                    ts_strlcpy(hosts[n_hosts++], host, sizeof hosts[0]);
+                if (seen[r] && seen[r] != h + 1) {
+                    /* One rank on two hosts: two runs' outputs in one file? */
+                    rc = ts_err_set(err, TS_ERR_INPUT,
+                                    "%s:%ld: rank %ld is listed on %s and on %s (one run's "
+                                    "output per file)", file, lineno, r, hosts[seen[r] - 1],
+                                    hosts[h]);
+                    break;
+                }
                 if (!seen[r]) {
-                    seen[r] = 1;
+                    seen[r] = (short)(h + 1);
                     ranks++;
                 }
-                int h = 0;
-                while (h < n_hosts && strcmp(hosts[h], host) != 0)
-                    h++;
-                if (h == n_hosts && n_hosts < MAX_HOSTS)
-                    ts_strlcpy(hosts[n_hosts++], host, sizeof hosts[0]);
             }
             continue;
         }
@@ -131,6 +145,11 @@ int ts_nccl_parse(const char *text, size_t len, const char *file, int coll,
          * command line) is not a measurement. */
         if (!isdigit((unsigned char)tok[0][0]) || !ts_text_number(tok[0], &size))
             continue;
+        if (cut) {
+            rc = ts_err_set(err, TS_ERR_INPUT, "%s:%ld: a data line longer than %zu bytes", file,
+                            lineno, sizeof line - 1);
+            break;
+        }
         if (nt < 11) {
             rc = ts_err_set(err, TS_ERR_INPUT,
                             "%s:%ld: a data line with %d columns (nccl-tests prints size, count, "

@@ -59,7 +59,8 @@ int ts_nccl_coll_from_name(const char *name);
 
 /* Read nccl-tests output `text` (len bytes) of collective `coll` (-1: from `file`'s name).
  * Errors (exit-2 kind) name the file and the line: no rank lines, no data lines, a data line
- * that does not parse, a busbw/algbw ratio that contradicts the collective, too many points. */
+ * that does not parse or is longer than 1023 bytes, a rank listed on two hosts, more than 1024
+ * hosts, a busbw/algbw ratio that contradicts the collective, too many points. */
 int ts_nccl_parse(const char *text, size_t len, const char *file, int coll,
                   struct ts_nccl_table *out, struct ts_err *err);
 

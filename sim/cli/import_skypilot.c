@@ -7,7 +7,8 @@
  * on-demand price per GPU-hour = Price / AcceleratorCount in the region (the cheapest region
  * when none is given), spot likewise from the cheapest zone's SpotPrice when the catalogue has
  * one. A catalogue states no date, so the price file's date is the one given (--date) or the
- * day of the import, said so in its source.
+ * day of the import, said so in its source. A line that is not UTF-8 or is longer than 4095
+ * bytes, and a price above 1e6 USD per GPU-hour (a misread column), are errors naming the line.
  *
  * Two shapes of the real catalogues need more than one row per offer:
  *  - An instance sold without an on-demand price (AWS p5e.48xlarge: Capacity Blocks and spot
@@ -75,6 +76,44 @@ static bool price_field(const char *s, double *out)
     return ts_text_number(s, out) && *out >= 0.0;
 }
 
+/* A guard, not a market figure: a million dollars per GPU-hour is far above any list price
+ * (the catalogue's dearest, configs/prices, are a few tens of dollars), so a larger quotient
+ * is a misread file - and beyond ~1e304 it would not even survive the price file's rounding. */
+#define PRICE_MAX 1e6
+
+static bool too_dear(double price, double count)
+{
+    return price / count > PRICE_MAX;  /* NaN (no price) is not */
+}
+
+/* Whether s is well-formed UTF-8 (RFC 3629 section 4: no overlong forms, no surrogates,
+ * nothing above U+10FFFF): the names of a row go into a JSON price file, which must load. */
+static bool utf8_ok(const char *s)
+{
+    const unsigned char *u = (const unsigned char *)s;
+    while (*u) {
+        unsigned c = *u;
+        int more = c < 0x80 ? 0 : c >= 0xC2 && c <= 0xDF ? 1 : c >= 0xE0 && c <= 0xEF ? 2
+                 : c >= 0xF0 && c <= 0xF4 ? 3 : -1;
+        if (more < 0)
+            return false;
+        unsigned lo = 0x80, hi = 0xBF;     // the second byte's range
+        if (c == 0xE0)
+            lo = 0xA0;
+        else if (c == 0xED)
+            hi = 0x9F;
+        else if (c == 0xF0)
+            lo = 0x90;
+        else if (c == 0xF4)
+            hi = 0x8F;
+        u++;
+        for (int i = 0; i < more; i++, u++)
+            if (*u < (i == 0 ? lo : 0x80) || *u > (i == 0 ? hi : 0xBF))
+                return false;
+    }
+    return true;
+}
+
 static void rows_push(struct sky_row **rows, int *n, int *cap, const struct sky_row *r,
                       const char *file)
 {
@@ -108,12 +147,22 @@ static int read_rows(const char *file, struct sky_row **out, int *n_out, struct 
             end++;
         lineno++;
         char line[4096];
-        size_t l = end - pos < sizeof line - 1 ? end - pos : sizeof line - 1;
+        if (end - pos >= sizeof line) {
+            rc = ts_err_set(err, TS_ERR_INPUT, "%s:%ld: line longer than %zu bytes", file, lineno,
+                            sizeof line - 1);
+            break;
+        }
+        size_t l = end - pos;
         memcpy(line, text + pos, l);
         line[l] = '\0';
         pos = end + 1;
         if (line[0] == '\0' || line[0] == '\r')
             continue;
+        if (!utf8_ok(line)) {
+            rc = ts_err_set(err, TS_ERR_INPUT, "%s:%ld: not UTF-8 text (save the catalogue as "
+                            "UTF-8)", file, lineno);
+            break;
+        }
         char *f[64];
         int nf = ts_csv_split(line, f, 64);
         if (!header) {
@@ -160,6 +209,13 @@ static int read_rows(const char *file, struct sky_row **out, int *n_out, struct 
         r.spot = NAN;
         if (idx[C_SPOT] >= 0 && !price_field(f[idx[C_SPOT]], &r.spot))
             r.spot = NAN;   /* an unreadable spot price is no spot offer */
+        if (!host && (too_dear(r.price, r.count) || too_dear(r.spot, r.count))) {
+            rc = ts_err_set(err, TS_ERR_INPUT,
+                            "%s:%ld: Price \"%s\" or SpotPrice over AcceleratorCount \"%s\" is "
+                            "more than $%.0g per GPU-hour: not a price (a shifted column?)", file,
+                            lineno, f[idx[C_PRICE]], count, PRICE_MAX);
+            break;
+        }
         if (host)
             rows_push(&hosts, &nhost, &caphost, &r, file);
         else if (part)
@@ -182,6 +238,12 @@ static int read_rows(const char *file, struct sky_row **out, int *n_out, struct 
             s.price = a->price + b->price;
             s.spot = a->spot + b->spot;
             s.summed = true;
+            if (too_dear(s.price, s.count) || too_dear(s.spot, s.count)) {
+                rc = ts_err_set(err, TS_ERR_INPUT,
+                                "%s: %s in %s: its VM row and GPU row add up to more than $%.0g "
+                                "per GPU-hour: not a price", file, a->type, a->zone, PRICE_MAX);
+                break;
+            }
             if (!isnan(s.price) || !isnan(s.spot))
                 rows_push(&rows, &n, &cap, &s, file);
             break;
@@ -286,7 +348,7 @@ int ts_cli_import_skypilot(const char *file, int argc, char **argv)
             char ods[32], sps[32];
             fmt_price(ods, sizeof ods, od);
             fmt_price(sps, sizeof sps, sp);
-            ts_buf_printf(&b, "%-28s %-12s %5.0f %14s %10s  %d\n", rows[i].type, rows[i].acc,
+            ts_buf_printf(&b, "%-28s %-12s %5g %14s %10s  %d\n", rows[i].type, rows[i].acc,
                           rows[i].count, ods, sps, regions);
         }
         rc = ts_cli_emit(&b, NULL);
@@ -339,7 +401,7 @@ int ts_cli_import_skypilot(const char *file, int argc, char **argv)
         snprintf(dt, sizeof dt, "imported %s (the catalogue states no date)", today);
     bool od = !isnan(r->price);
     int l = 0;
-    src_advance(&l, snprintf(src, sizeof src, "SkyPilot catalogue %s: %s (%.0f x %s)%s", file,
+    src_advance(&l, snprintf(src, sizeof src, "SkyPilot catalogue %s: %s (%g x %s)%s", file,
                              instance, r->count, r->acc,
                              r->summed ? " = its VM row + its GPU row (the catalogue prices "
                                          "them apart)" : ""), sizeof src);
@@ -361,7 +423,7 @@ int ts_cli_import_skypilot(const char *file, int argc, char **argv)
     }
     snprintf(desc, sizeof desc,
              "LIST PRICES imported from a SkyPilot catalogue: replace them with your contract "
-             "prices (a job's own cost keys override this file key by key). %s has %.0f %s per "
+             "prices (a job's own cost keys override this file key by key). %s has %g %s per "
              "instance.", instance, r->count, r->acc);
     cJSON *doc = cJSON_CreateObject();
     cJSON_AddStringToObject(doc, "name", nm);

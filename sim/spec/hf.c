@@ -171,8 +171,9 @@ static bool hf_int(const struct hf_src *s, const char *key, long *out, int *rc, 
         return false;
     char path[128];
     snprintf(path, sizeof path, "%s%s", s->text_path, key);
-    if (!cJSON_IsNumber(v) || v->valuedouble != (double)(long)v->valuedouble ||
-        v->valuedouble < 0 || v->valuedouble > 1e12) {
+    /* The range first: casting a double beyond long's range is undefined. */
+    if (!cJSON_IsNumber(v) || !(v->valuedouble >= 0 && v->valuedouble <= 1e12) ||
+        v->valuedouble != (double)(long)v->valuedouble) {
         char d[96];
         ts_jnode_describe(v, d, sizeof d);
         *rc = ts_err_at(err, s->file, path, "expected a non-negative integer, got %s", d);

@@ -30,6 +30,8 @@
 
 #include <omp.h>
 
+#include "calibrate/gemmcsv.h"
+#include "calibrate/nccl.h"
 #include "cli/cli.h"
 #include "cost/cost.h"
 #include "report/report.h"
@@ -237,11 +239,12 @@ static void check_cost(const struct ts_cost_result *c)
 }
 
 /* Keys whose value may be null in a report: no reason when feasible, no budget limit, no
- * job MTBF when nothing can fail, no best/closest configuration. */
+ * job MTBF when nothing can fail, no best/closest configuration; in an imported model, an MLA
+ * attention without query compression (q_lora_rank null, DeepSeek-V2-Lite). */
 static bool null_allowed(const char *key)
 {
     static const char *const ok[] = {"reason", "limit", "job_mtbf_s", "job_mtbf_failures_s",
-                                     "best", "closest", NULL};
+                                     "best", "closest", "q_lora_rank", NULL};
     for (int i = 0; key && ok[i]; i++)
         if (strcmp(key, ok[i]) == 0)
             return true;
@@ -782,5 +785,494 @@ int ts_fuzz_cli(const uint8_t *data, size_t n)
     close(cwd);
     if (rc != TS_OK && rc != TS_ERR_RUNTIME && rc != TS_ERR_INPUT && rc != 130)
         fail("exit status %d is not 0, 1, 2 or 130", rc);
+    return 0;
+}
+
+
+/* ---------------------------------------------------------------- importers and calibration files
+ *
+ * These entry points read a file by its path (or text named by a path), so each target writes
+ * its input to the temporary directory first. A failure must be an input error whose message
+ * names that file; an accepted input must give a consistent object, and what an importer writes
+ * must load with the catalogue's own parsers.
+ */
+
+/* A refused input: exit-2 kind, with a message that names the file it read. */
+static void check_refusal_of(int rc, const struct ts_err *err, const char *file,
+                             const char *other, const char *what)
+{
+    if (rc != TS_ERR_INPUT || err->status != TS_ERR_INPUT || !err->msg[0])
+        fail("%s: a failed read must be an input error with a message (rc %d, \"%s\")", what, rc,
+             err->msg);
+    const char *base = strrchr(file, '/');
+    base = base ? base + 1 : file;
+    if (!strstr(err->msg, base) && !(other && strstr(err->msg, other)))
+        fail("%s: the message \"%s\" does not name the file %s", what, err->msg, base);
+}
+
+static void check_refusal(int rc, const struct ts_err *err, const char *file, const char *what)
+{
+    check_refusal_of(rc, err, file, NULL, what);
+}
+
+static void check_model(const struct ts_model *m)
+{
+    if (m->layers < 1 || m->hidden < 1 || m->heads < 1 || m->kv_heads < 1 || m->head_dim < 1 ||
+        m->ffn_hidden < 1 || m->vocab < 1 || m->seq_len < 1)
+        fail("model %s: a size is not positive (layers %d hidden %d heads %d kv %d head_dim %d "
+             "ffn %d vocab %d seq %d)", m->name, m->layers, m->hidden, m->heads, m->kv_heads,
+             m->head_dim, m->ffn_hidden, m->vocab, m->seq_len);
+    if (m->heads % m->kv_heads)
+        fail("model %s: kv_heads %d does not divide heads %d", m->name, m->kv_heads, m->heads);
+    check_nonneg("model dropout", m->dropout);
+}
+
+/* Evaluate a model inside a plain job on the base system (as the model target does). */
+static void eval_model(const struct ts_model *m)
+{
+    struct ts_job *job = &in_job;
+    struct ts_err err;
+    for (int pp = 1; pp <= 2; pp++) {
+        make_job(job, m, &base_system, 8, pp);
+        if (ts_job_validate(job, "fuzz", &err) == TS_OK)
+            eval_job(job, false);
+    }
+}
+
+int ts_fuzz_hf(const uint8_t *data, size_t n)
+{
+    init();
+    const char *path = write_input("config.json", data, n);
+    /* trainsim import hf: the translated document, written as JSON. */
+    cJSON *doc = NULL;
+    char warning[1024];
+    struct ts_err err;
+    ts_err_clear(&err);
+    int rc = ts_hf_model_doc(path, &doc, warning, sizeof warning, &err);
+    if (rc != TS_OK) {
+        check_refusal(rc, &err, path, "hf import");
+        if (doc)
+            fail("hf import: a document with a failed import");
+    } else {
+        if (!doc || !cJSON_IsObject(doc))
+            fail("hf import: no model document");
+        check_json(doc, "imported model");
+        cJSON_Delete(doc);
+    }
+    /* "model": "hf:PATH": translated and read by the model parser. */
+    char ref[600];
+    snprintf(ref, sizeof ref, "hf:%s", path);
+    ts_err_clear(&err);
+    rc = ts_model_load(ref, &in_model, &err);
+    ts_warning_clear();
+    if (rc != TS_OK) {
+        check_refusal(rc, &err, path, "hf model");
+        return 0;
+    }
+    check_model(&in_model);
+    eval_model(&in_model);
+    return 0;
+}
+
+/* The prices of a cost config: each NAN (not given) or a finite price >= 0. */
+static void check_prices(const struct ts_cost_config *c)
+{
+    for (int i = 0; i < TS_PRICING_COUNT; i++) {
+        if (!isnan(c->gpu_hour[i]))
+            check_nonneg("gpu_hour", c->gpu_hour[i]);
+        if (!isnan(c->node_hour[i]))
+            check_nonneg("node_hour", c->node_hour[i]);
+    }
+    for (int t = 0; t < TS_TIER_COUNT; t++)
+        check_nonneg("storage_gb_month", c->storage_gb_month[t]);
+    const double v[] = {c->fixed_per_hour, c->budget, c->dataset_bytes, c->inter_node_gb,
+                        c->egress_bytes, c->egress_gb, c->cross_region_bytes, c->cross_region_gb,
+                        c->data_bytes_per_token, c->loader_bytes_per_s, c->loader_host_hour,
+                        c->monitoring_node_hour, c->log_ingest_gb, c->ops_hours_per_incident,
+                        c->ops_hours_per_restart, c->ops_hourly_rate, c->log_bytes_per_step_node};
+    for (size_t i = 0; i < TS_ARRAY_LEN(v); i++)
+        check_nonneg("cost value", v[i]);
+    if (c->loader_hosts < 0)
+        fail("loader_hosts %d", c->loader_hosts);
+    if (!c->price_source[0])
+        fail("no price source");
+}
+
+static struct ts_cost_config in_cost;
+
+/* Load the price file at `path` as a job's {"prices": PATH} would, price a small job with it;
+ * returns the status of the load. */
+static int price_with(const char *path, const char *what, struct ts_err *out_err)
+{
+    cJSON *cost = cJSON_CreateObject();
+    cJSON_AddStringToObject(cost, "prices", path);
+    static char job_path[512];
+    snprintf(job_path, sizeof job_path, "%s/job.json", tmpdir);
+    struct ts_jnode root = ts_jnode_root(cost, job_path);
+    struct ts_err err;
+    ts_err_clear(&err);
+    struct ts_cost_config *c = &in_cost;
+    ts_cost_config_defaults(c);
+    int rc = ts_cost_config_parse(&root, c, &err);
+    cJSON_Delete(cost);
+    if (out_err)
+        *out_err = err;
+    if (rc != TS_OK) {
+        /* The merged checks (no price for the job's pricing) name the job's cost key. */
+        check_refusal_of(rc, &err, path, job_path, what);
+        return rc;
+    }
+    check_prices(c);
+    struct ts_job *job = &in_job;
+    make_job(job, &base_model, &base_system, 8, 1);
+    job->has_cost = true;
+    job->cost = *c;
+    if (ts_job_validate(job, "fuzz", &err) == TS_OK)
+        eval_job(job, false);
+    return TS_OK;
+}
+
+int ts_fuzz_prices(const uint8_t *data, size_t n)
+{
+    init();
+    price_with(write_input("prices.json", data, n), "price file", NULL);
+    return 0;
+}
+
+static struct ts_software in_software;
+
+static int parse_software(const struct ts_jnode *node, void *out, struct ts_err *err)
+{
+    return ts_software_parse(node, out, err);
+}
+
+int ts_fuzz_software(const uint8_t *data, size_t n)
+{
+    struct ts_software *sw = &in_software;
+    if (load(data, n, parse_software, sw) != TS_OK)
+        return 0;
+    if (sw->n_bands < 0 || sw->n_bands > TS_SW_BANDS_MAX || sw->n_mfu < 0 ||
+        sw->n_mfu > TS_SW_BANDS_MAX)
+        fail("software: %d bands, %d MFU rows", sw->n_bands, sw->n_mfu);
+    for (int i = 0; i < sw->n_bands; i++) {
+        check_finite("band min_error", sw->bands[i].min_error);
+        check_finite("band max_error", sw->bands[i].max_error);
+        if (sw->bands[i].min_error > sw->bands[i].max_error || sw->bands[i].n_rows < 1)
+            fail("software band %d: %g..%g over %d rows", i, sw->bands[i].min_error,
+                 sw->bands[i].max_error, sw->bands[i].n_rows);
+    }
+    for (int i = 0; i < sw->n_mfu; i++)
+        if (!(sw->max_mfu[i].mfu > 0 && sw->max_mfu[i].mfu <= 1) ||
+            sw->max_mfu[i].precision < 0 || sw->max_mfu[i].precision >= TS_PREC_COUNT)
+            fail("software max_mfu %d: %g (precision %d)", i, sw->max_mfu[i].mfu,
+                 sw->max_mfu[i].precision);
+    struct ts_job *job = &in_job;
+    struct ts_err err;
+    for (int pp = 1; pp <= 2; pp++) {
+        make_job(job, &base_model, &base_system, 8, pp);
+        job->software = *sw;
+        ts_software_apply(sw, &job->parallel);
+        if (ts_job_validate(job, "fuzz", &err) == TS_OK)
+            eval_job(job, false);
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------- calibration files */
+
+static struct ts_nccl_table nccl_table;
+static struct ts_system nccl_fitted;
+
+/* The collective comes from the first byte (as KIND:FILE names it, or -1: from the file's
+ * name, all_reduce_perf.txt); the rest is the output. Tables of at most 8 sizes are also
+ * fitted (the fit predicts every point ~1000 times). */
+int ts_fuzz_nccl(const uint8_t *data, size_t n)
+{
+    init();
+    if (n < 1)
+        return 0;
+    int coll = data[0] % 8;
+    if (coll >= TS_COLL_COUNT)
+        coll = -1;
+    const char *path = write_input("all_reduce_perf.txt", data + 1, n - 1);
+    char *text;
+    size_t len;
+    struct ts_err err;
+    ts_err_clear(&err);
+    if (ts_file_read(path, &text, &len, &err))
+        fail("cannot read back %s: %s", path, err.msg);
+    struct ts_nccl_table *t = &nccl_table;
+    int rc = ts_nccl_parse(text, len, path, coll, t, &err);
+    free(text);
+    if (rc != TS_OK) {
+        check_refusal(rc, &err, path, "nccl-tests");
+        return 0;
+    }
+    if (t->ranks < 1 || t->nodes < 1 || t->nodes > t->ranks || t->n < 1 ||
+        t->n > TS_NCCL_POINTS_MAX)
+        fail("nccl-tests table: %d ranks on %d nodes, %d points", t->ranks, t->nodes, t->n);
+    for (int i = 0; i < t->n; i++) {
+        const struct ts_nccl_point *pt = &t->pts[i];
+        if (!(pt->bytes > 0) || !(pt->time_s > 0))
+            fail("nccl-tests point %d: %g bytes in %g s", i, pt->bytes, pt->time_s);
+        check_finite("bytes", pt->bytes);
+        check_finite("time_s", pt->time_s);
+        check_nonneg("algbw", pt->algbw);
+        check_nonneg("busbw", pt->busbw);
+    }
+    if (t->n > 8)
+        return 0;
+    struct ts_nccl_fit_report rep;
+    ts_err_clear(&err);
+    rc = ts_nccl_fit(&base_system, t, 1, &nccl_fitted, &rep, &err);
+    if (rc != TS_OK) {
+        check_refusal(rc, &err, path, "nccl-tests fit");
+        return 0;
+    }
+    const struct ts_nccl_fit_level *lv[2] = {&rep.up, &rep.out};
+    const struct ts_level *L[2] = {&nccl_fitted.scale_up, &nccl_fitted.scale_out};
+    for (int k = 0; k < 2; k++) {
+        if (!lv[k]->fitted)
+            continue;
+        if (!(L[k]->efficiency >= 0.05 && L[k]->efficiency <= 1) ||
+            !(L[k]->latency >= 1e-7 && L[k]->latency <= 2e-3))
+            fail("nccl fit: efficiency %g, latency %g outside the search bounds",
+                 L[k]->efficiency, L[k]->latency);
+        check_nonneg("rms before", lv[k]->rms_log_before);
+        check_nonneg("rms after", lv[k]->rms_log_after);
+    }
+    return 0;
+}
+
+static struct ts_accel gemm_check;
+static struct ts_gemmcsv gemm_table;
+
+/* The default precision comes from the first byte (none, or one of the precisions); the rest
+ * is the CSV, read against the H100's peaks. Every precision's curve must load as an
+ * accelerator file's gemm_efficiency (what calibrate --gemm-csv writes). */
+int ts_fuzz_gemmcsv(const uint8_t *data, size_t n)
+{
+    init();
+    if (n < 1)
+        return 0;
+    int prec = (int)(data[0] % (TS_PREC_COUNT + 1)) - 1;
+    const char *path = write_input("gemm.csv", data + 1, n - 1);
+    char *text;
+    size_t len;
+    struct ts_err err;
+    ts_err_clear(&err);
+    if (ts_file_read(path, &text, &len, &err))
+        fail("cannot read back %s: %s", path, err.msg);
+    struct ts_gemmcsv *t = &gemm_table;
+    const struct ts_accel *a = &base_system.accel;
+    int rc = ts_gemmcsv_parse(text, len, path, a, prec, t, &err);
+    free(text);
+    if (rc != TS_OK) {
+        check_refusal(rc, &err, path, "gemm csv");
+        return 0;
+    }
+    int total = 0;
+    for (int p = 0; p < TS_PREC_COUNT; p++)
+        total += t->per_precision[p];
+    if (t->n < 1 || total != t->n)
+        fail("gemm csv: %d rows, %d by precision", t->n, total);
+    for (int i = 0; i < t->n; i++)
+        if (!(t->rows[i].efficiency > 0 && t->rows[i].efficiency <= 1))
+            fail("gemm csv row %d: efficiency %g", i, t->rows[i].efficiency);
+    /* The accelerator file calibrate writes: the base part's, the curves replaced. */
+    char apath[600];
+    if (ts_spec_resolve(TS_CAT_ACCEL, a->name, NULL, apath, sizeof apath, &err))
+        fail("catalogue: %s", err.msg);
+    cJSON *doc;
+    if (ts_json_load(apath, &doc, &err))
+        fail("catalogue: %s", err.msg);
+    /* As sim/cli/calibrate_files.c does: gemm_efficiency by precision, the measured ones
+     * replaced, the base part's other curves kept. */
+    cJSON *ge = cJSON_GetObjectItemCaseSensitive(doc, "gemm_efficiency");
+    if (!cJSON_IsObject(ge)) {
+        cJSON *obj = cJSON_CreateObject();
+        if (ge)
+            cJSON_AddItemToObject(obj, "bf16", cJSON_DetachItemFromObjectCaseSensitive(doc, "gemm_efficiency"));
+        cJSON_AddItemToObject(doc, "gemm_efficiency", obj);
+        ge = obj;
+    }
+    for (int p = 0; p < TS_PREC_COUNT; p++)
+        if (t->per_precision[p]) {
+            cJSON_DeleteItemFromObjectCaseSensitive(ge, ts_precision_names[p]);
+            cJSON_AddItemToObject(ge, ts_precision_names[p], ts_gemmcsv_curve_json(t, p));
+        }
+    check_json(doc, "calibrated accelerator");
+    struct ts_jnode root = ts_jnode_root(doc, "calibrated.json");
+    if (ts_accel_parse(&root, &gemm_check, &err))
+        fail("the curves of an accepted GEMM table do not load: %s", err.msg);
+    cJSON_Delete(doc);
+    ts_gemmcsv_free(t);
+    return 0;
+}
+
+/* ---------------------------------------------------------------- importers with a command line */
+
+/* Split bytes into at most max arguments, one a line, into store; returns how many. */
+static int split_args(const uint8_t *data, size_t n, char store[][CLI_ARG_LEN], char **argv,
+                      int max)
+{
+    int argc = 0;
+    size_t i = 0;
+    while (i < n && argc < max) {
+        size_t j = i;
+        while (j < n && data[j] != '\n')
+            j++;
+        size_t len = j - i < CLI_ARG_LEN - 1 ? j - i : CLI_ARG_LEN - 1;
+        memcpy(store[argc], data + i, len);
+        store[argc][len] = '\0';
+        argv[argc] = store[argc];
+        argc++;
+        i = j + 1;
+    }
+    return argc;
+}
+
+/* Run a command with standard output captured into out (and standard input at end of file:
+ * nothing is asked) in the temporary directory; returns its status. */
+static int run_captured(int (*cmd)(const char *, int, char **), const char *file, int argc,
+                        char **argv, struct ts_buf *out)
+{
+    int cwd = open(".", O_RDONLY | O_DIRECTORY);
+    int saved_in = dup(STDIN_FILENO);
+    int devnull = open("/dev/null", O_RDONLY);
+    if (cwd < 0 || saved_in < 0 || devnull < 0 || chdir(tmpdir) != 0)
+        fail("cannot set up a command");
+    dup2(devnull, STDIN_FILENO);
+    ts_cli_capture_stdout(out);
+    int rc = cmd(file, argc, argv);
+    ts_cli_capture_stdout(NULL);
+    ts_cli_print_warnings();
+    dup2(saved_in, STDIN_FILENO);
+    close(saved_in);
+    close(devnull);
+    if (fchdir(cwd) != 0)
+        fail("cannot return to the working directory");
+    close(cwd);
+    if (rc != TS_OK && rc != TS_ERR_INPUT && rc != TS_ERR_RUNTIME)
+        fail("exit status %d is not 0, 1 or 2", rc);
+    return rc;
+}
+
+static int skypilot_cmd(const char *file, int argc, char **argv)
+{
+    return ts_cli_import_skypilot(file, argc, argv);
+}
+
+static int new_cmd(const char *file, int argc, char **argv)
+{
+    (void)file;
+    return ts_cli_new(argc, argv);
+}
+
+/* The catalogue listing, then the price file of the first instance type it lists (and of
+ * the type named on the input's first line when it starts with "#instance "); that file must
+ * load as a price file and price a job. */
+int ts_fuzz_skypilot(const uint8_t *data, size_t n)
+{
+    init();
+    const char *path = write_input("vms.csv", data, n);
+    static char file[512];
+    snprintf(file, sizeof file, "%s", path);
+    struct ts_buf out;
+    ts_buf_init(&out);
+    int rc = run_captured(skypilot_cmd, file, 0, NULL, &out);
+    if (rc != TS_OK) {
+        ts_buf_free(&out);
+        return 0;
+    }
+    /* Lines: a header, then "TYPE ACC COUNT OD SPOT OFFERS" per instance type. */
+    char type[CLI_ARG_LEN] = "";
+    const char *line = out.data ? strchr(out.data, '\n') : NULL;
+    for (; line && line[1]; line = strchr(line + 1, '\n')) {
+        char t[CLI_ARG_LEN], acc[CLI_ARG_LEN], od[64], sp[64];
+        double count;
+        int offers;
+        /* Only lines of six tokens: a name with blanks shifts the columns. */
+        int tokens = 0;
+        for (const char *q = line + 1; *q && *q != '\n';) {
+            while (*q == ' ' || (*q >= '\t' && *q <= '\r' && *q != '\n'))
+                q++;
+            if (!*q || *q == '\n')
+                break;
+            tokens++;
+            while (*q && !(*q == ' ' || (*q >= '\t' && *q <= '\r')))
+                q++;
+        }
+        if (tokens != 6 ||
+            sscanf(line + 1, "%255s %255s %lf %63s %63s %d", t, acc, &count, od, sp, &offers) != 6)
+            continue;
+        if (!(count > 0) || offers < 1)
+            fail("skypilot listing: count %g, %d offers in \"%.80s\"", count, offers, line + 1);
+        const char *prices[2] = {od, sp};
+        for (int k = 0; k < 2; k++) {
+            if (strcmp(prices[k], "-") == 0)
+                continue;
+            char *end;
+            double v = strtod(prices[k], &end);
+            if (*end || !isfinite(v) || v < 0)
+                fail("skypilot listing: price \"%s\" in \"%.80s\"", prices[k], line + 1);
+        }
+        if (!type[0])
+            snprintf(type, sizeof type, "%s", t);
+    }
+    ts_buf_free(&out);
+    if (!type[0])
+        return 0;
+    static char out_path[512];
+    snprintf(out_path, sizeof out_path, "%s/imported-prices.json", tmpdir);
+    unlink(out_path);
+    char *argv[] = {"--instance", type, "--out", out_path, "--date", "2026-12-01", NULL};
+    ts_buf_init(&out);
+    rc = run_captured(skypilot_cmd, file, 6, argv, &out);
+    ts_buf_free(&out);
+    /* The file must load; it may still not price a job whose pricing it lacks (an instance
+     * with a spot price only), an error at the job's cost key. */
+    struct ts_err err;
+    if (rc == TS_OK && price_with(out_path, "imported price file", &err) != TS_OK &&
+        strstr(err.msg, "imported-prices.json"))
+        fail("import skypilot wrote a price file that does not load: %s", err.msg);
+    return 0;
+}
+
+/* trainsim new system with the input's lines as flags (after "system"); paths are mapped into
+ * the temporary directory. What it writes must load as a system file. */
+int ts_fuzz_new(const uint8_t *data, size_t n)
+{
+    init();
+    char store[CLI_ARGS_MAX][CLI_ARG_LEN];
+    char *argv[CLI_ARGS_MAX + 3];
+    argv[0] = "new";
+    argv[1] = "system";
+    int argc = 2 + split_args(data, n, store + 2, argv + 2, CLI_ARGS_MAX - 2);
+    static char sys_path[512];
+    snprintf(sys_path, sizeof sys_path, "%s/new-system.json", tmpdir);
+    bool out = false;
+    for (int k = 3; k < argc; k++) {
+        if (strcmp(argv[k - 1], "--out") == 0) {
+            snprintf(argv[k], CLI_ARG_LEN, "new-system.json");
+            out = true;
+        } else if (strcmp(argv[k - 1], "--accelerator-out") == 0) {
+            snprintf(argv[k], CLI_ARG_LEN, "new-accel.json");
+        }
+    }
+    argv[argc] = NULL;
+    unlink(sys_path);
+    struct ts_buf buf;
+    ts_buf_init(&buf);
+    int rc = run_captured(new_cmd, NULL, argc, argv, &buf);
+    ts_buf_free(&buf);
+    if (rc == TS_OK && out) {
+        struct ts_err err;
+        struct ts_system *sys = &in_system;
+        if (ts_system_load(sys_path, sys, &err))
+            fail("trainsim new system wrote a file that does not load: %s", err.msg);
+        if (sys->gpus_per_node < 1)
+            fail("new system: %d GPUs per node", sys->gpus_per_node);
+    }
     return 0;
 }

@@ -26,5 +26,12 @@ int ts_fuzz_job(const uint8_t *data, size_t n);      // configs/*.json jobs
 int ts_fuzz_sweep(const uint8_t *data, size_t n);    // configs/*-sweep.json
 int ts_fuzz_units(const uint8_t *data, size_t n);    // quantity strings and number formatting
 int ts_fuzz_cli(const uint8_t *data, size_t n);      // trainsim run / sweep / calibrate argv
+int ts_fuzz_hf(const uint8_t *data, size_t n);       // Hugging Face config.json (hf:PATH, import hf)
+int ts_fuzz_skypilot(const uint8_t *data, size_t n); // SkyPilot vms.csv (import skypilot)
+int ts_fuzz_nccl(const uint8_t *data, size_t n);     // nccl-tests output (calibrate --nccl-tests)
+int ts_fuzz_gemmcsv(const uint8_t *data, size_t n);  // GEMM CSV (calibrate --gemm-csv)
+int ts_fuzz_software(const uint8_t *data, size_t n); // configs/software/*.json
+int ts_fuzz_prices(const uint8_t *data, size_t n);   // configs/prices/*.json
+int ts_fuzz_new(const uint8_t *data, size_t n);      // trainsim new system flags
 
 #endif

@@ -4,7 +4,8 @@
 #
 # usage: tests/fuzz/run.sh [SECONDS_PER_HARNESS] [HARNESS...]
 #   SECONDS_PER_HARNESS  default 60
-#   HARNESS              model accel system job sweep units cli (default: all)
+#   HARNESS              model accel system job sweep units cli hf skypilot nccl gemmcsv
+#                        software prices new (default: all)
 # environment:
 #   JOBS=N        harnesses run N at a time (default 1)
 #   BUILD=DIR     build directory (default build-fuzz)
@@ -12,7 +13,7 @@
 #
 # Builds with clang (installs Debian's clang when missing and running as root) into build-fuzz
 # with -DTS_FUZZ=ON (libFuzzer + ASan + UBSan). Seeds: the committed tests/fuzz/corpus/<harness>
-# plus the catalogue (models/, hardware/, configs/); the corpus each run grows is kept in
+# plus the catalogue (models/, hardware/, configs/) and tests/data/hf; the corpus each run grows is kept in
 # BUILD/corpus/<harness> and reused by the next run. Findings land in BUILD/findings/<harness>
 # (crash-*, timeout-*, leak-*, oom-*): reproduce one with BUILD/tests/fuzz/fuzz_<harness> FILE,
 # then save it under tests/data/fuzz/<harness>/ so tests/test_fuzz_regressions.c replays it.
@@ -23,7 +24,7 @@ root=$(pwd)
 
 seconds=${1:-60}
 shift || true
-all=(model accel system job sweep units cli)
+all=(model accel system job sweep units cli hf skypilot nccl gemmcsv software prices new)
 harnesses=("$@")
 [ ${#harnesses[@]} -gt 0 ] || harnesses=("${all[@]}")
 build=${BUILD:-build-fuzz}
@@ -56,6 +57,9 @@ seeds_for() {
     system) echo "hardware/systems" ;;
     job) echo "configs configs/validation" ;;
     sweep) echo "configs" ;;
+    hf) echo "tests/data/hf" ;;
+    software) echo "configs/software" ;;
+    prices) echo "configs/prices" ;;
     *) echo "" ;;
     esac
 }

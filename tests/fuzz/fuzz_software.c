@@ -1,0 +1,9 @@
+/* libFuzzer harness: software profiles (configs/software/NAME.json). The target is ts_fuzz_software in fuzz_targets.c. */
+#include "fuzz_targets.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
+{
+    return ts_fuzz_software(data, n);
+}
