@@ -334,6 +334,40 @@ static void mla_flops_follow_its_projections_and_head_dims(void **state)
     free(c);
 }
 
+/* Each multi-token-prediction module runs its 2h -> h projection (4 h^2 FLOPs per token
+ * forward, twice that backward), which the model FLOPs count: the hardware FLOPs must count
+ * it too, so that MFU never exceeds HFU whatever the number of modules (a fuzzed
+ * DeepSeek-V3 config with num_nextn_predict_layers 2 had MFU 0.2% above HFU). */
+static void mtp_projections_count_in_hardware_flops_so_mfu_stays_below_hfu(void **state)
+{
+    (void)state;
+    struct ts_job job;
+    job_from_json(&job, "{\"model\": \"deepseek-v3\", \"system\": \"dgx-h100\", \"gpus\": 8, "
+                        "\"global_batch\": 8, \"reliability\": \"none\"}");
+    struct ts_compute *c = malloc(sizeof *c);
+    assert_non_null(c);
+    double h = 7168, T = 4096;              // one sequence of 4096 per microbatch, tp 1
+    double hw[4];
+    for (int n = 0; n < 4; n++) {
+        job.model.mtp_layers = n;
+        ts_compute_build(&job, c);
+        if (n > 0) {
+            assert_close(c->mtp_proj.fwd.flops, 2 * T * (2 * h) * h, 1e-12, 0);
+            assert_close(c->mtp_proj.bwd.flops, 2 * c->mtp_proj.fwd.flops, 1e-12, 0);
+        }
+        hw[n] = ts_compute_hardware_flops(&job, c);
+        assert_true(ts_compute_model_flops(&job, c) <= hw[n]);
+    }
+    /* one module more: its MoE layer, its logits and its projection, on every microbatch of
+     * every GPU (8 GPUs, one microbatch each) */
+    const struct ts_layer_cost *M = &c->moe_layer;
+    double module = M->fwd.flops + M->bwd.flops + M->recompute.flops + c->output.fwd.flops +
+                    c->output.bwd.flops + 3 * 2 * T * (2 * h) * h;
+    assert_close(hw[3] - hw[2], 8 * module, 1e-9, 0);
+    assert_close(hw[2] - hw[1], 8 * module, 1e-9, 0);
+    free(c);
+}
+
 /* Sliding windows: a layer of window w counts 2 w - w (w - 1) / s keys per query. */
 static void sliding_window_counts_windowed_scores(void **state)
 {
@@ -468,6 +502,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(deepseek_v3_counts_match_the_shape_count_and_the_published_671b_37b),
         cmocka_unit_test(mixtral_8x7b_counts_match_the_published_46_7b_and_12_9b),
+        cmocka_unit_test(mtp_projections_count_in_hardware_flops_so_mfu_stays_below_hfu),
         cmocka_unit_test(qwen3_30b_a3b_counts_match_the_shape_count_without_its_qk_norms),
         cmocka_unit_test(gpt_oss_120b_counts_match_the_shape_count_but_sinks_and_norm_biases),
         cmocka_unit_test(catalogue_moe_counts_round_to_their_published_sizes),

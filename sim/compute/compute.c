@@ -1454,6 +1454,22 @@ static void build_output(const struct kern *k_job, const struct shape *sh, const
         H->activation_bytes = 12.0 * T * V_l;
 }
 
+/* A multi-token-prediction module's projection of [embedding; hidden state] (2h) back to h
+ * (DeepSeek-V3 report sec. 2.2, M_k; Megatron-Core's eh_proj, a column-parallel linear): the
+ * one GEMM of the module beside its transformer layer and its logits, which both model and
+ * hardware FLOPs count (4 h^2 per token forward). */
+static void build_mtp_projection(const struct kern *k, const struct shape *sh,
+                                 struct ts_head_cost *H)
+{
+    double e = sh->e, T = sh->T, h = sh->h, o = h / sh->t;
+    memset(H, 0, sizeof *H);
+    linear(k, &H->fwd, T, o, 2.0 * h, e);
+    pass_total_k(k, &H->fwd);
+    linear(k, &H->bwd, T, 2.0 * h, o, e);                          // dgrad
+    wgrad(k, sh, &H->bwd, o, 2.0 * h, T);                         // wgrad
+    pass_total_k(k, &H->bwd);
+}
+
 /* ---------------------------------------------------------------- public */
 
 void ts_compute_build(const struct ts_job *job, struct ts_compute *c)
@@ -1486,6 +1502,8 @@ void ts_compute_build(const struct ts_job *job, struct ts_compute *c)
         c->moe_layer_active_full = moe_layer_params(m, m->heads, m->kv_heads, e->top_k,
                                                     e->expert_ffn_hidden, fs);
         c->mtp_extra_params_full = 2.0 * m->hidden * m->hidden + 3.0 * m->hidden;
+        if (m->mtp_layers > 0)
+            build_mtp_projection(&k, &sh, &c->mtp_proj);
     }
     build_embed(&k, &sh, job, c->vocab_padded, &c->embed);
     build_output(&k, &sh, job, c->vocab_padded, &c->output);
@@ -1586,7 +1604,8 @@ static double stage_hw_flops(const struct ts_job *job, const struct ts_compute *
         f += nm * (M->fwd.flops + M->bwd.flops + M->recompute.flops);
     }
     if (stage == job->parallel.pp - 1)
-        f += (1 + mtp) * (c->output.fwd.flops + c->output.bwd.flops);
+        f += (1 + mtp) * (c->output.fwd.flops + c->output.bwd.flops) +
+             mtp * (c->mtp_proj.fwd.flops + c->mtp_proj.bwd.flops);
     return f;
 }
 

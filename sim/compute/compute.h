@@ -179,6 +179,9 @@ struct ts_compute {
                                     //   routed + shared experts, router, attention, norms)
     double mtp_extra_params_full;   // per multi-token-prediction module beyond its MoE layer:
                                     //   the 2h x h projection and its two input norms + final norm
+    struct ts_head_cost mtp_proj;   // one multi-token-prediction module's 2h -> h projection
+                                    //   (Megatron-Core eh_proj, column-parallel over tp):
+                                    //   forward GEMM, backward dgrad + wgrad; zeros without MTP
 };
 
 /* Global index of the first layer of chunk `chunk` of stage `stage`: stages hold consecutive

@@ -725,9 +725,10 @@ void ts_step_plan_build(const struct ts_job *job, const struct ts_compute *c,
                                 full_m * mcomm_bf;
                 x->params = nd * L->params + nm * M->params;
                 if (mtp) {
-                    /* each MTP module also runs the output layer on its own predictions */
-                    x->fwd_s += mtp * (c->output.fwd.time_s + out_tp_f);
-                    x->bwd_s += mtp * (c->output.bwd.time_s + out_tp_b);
+                    /* each MTP module also runs its 2h -> h projection and the output layer
+                     * on its own predictions */
+                    x->fwd_s += mtp * (c->mtp_proj.fwd.time_s + c->output.fwd.time_s + out_tp_f);
+                    x->bwd_s += mtp * (c->mtp_proj.bwd.time_s + c->output.bwd.time_s + out_tp_b);
                     x->fwd_comm_s += mtp * out_tp_f;
                     x->bwd_comm_s += mtp * out_tp_b;
                     x->params += mtp * c->mtp_extra_params_full / tp;
