@@ -43,12 +43,12 @@ base = json.load(open(os.path.join(root, "hardware/systems/dgx-h100.json")))
 G = base["gpus_per_node"]
 up = base["scale_up"]
 so = base["scale_out"]
-assert up["bandwidth"] == "450 GB/s" and up["latency"] == "5 us" and so["bandwidth"] == "400 Gb/s"
+assert up["bandwidth"] == "450 GB/s" and up["latency"] == "8.7 us" and so["bandwidth"] == "400 Gb/s"
 
 
 def ring_rs_busbw(nodes, S):
     """trainsim's ring reduce-scatter on dgx-h100 (sim/comm/comm.h): 8.4 us once, 14 us per
-    network step (nodes - 1 of them), the 5 us scale-up step for the other 7 x nodes, the
+    network step (nodes - 1 of them), the 8.7 us scale-up step for the other 7 x nodes, the
     (n - 1)/n S bytes at min(NVLink 450 x 0.82, 8 NICs x 50 x 0.955) GB/s; busbw =
     (n - 1)/n S / t (nccl-tests)."""
     n = G * nodes

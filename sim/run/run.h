@@ -268,8 +268,9 @@ struct ts_iteration;    /* step/step.h */
 /* The model's own error (uncertainty.c): each prediction carries the validation band of its
  * regime (software profile x device: the profile's `validation` entry for the device), a
  * relative error of the predicted throughput, predicted / published - 1, so a real run takes
- * (1 + e) times the predicted time; unvalidated regimes get the default band below (from
- * experiments/validation-frameworks: all 216 rows, -19.9% .. +37.9%, rounded outward). */
+ * (1 + e) times the predicted time; unvalidated regimes get the default band below, wider
+ * than the rows of every validation experiment (together -13.1% .. +36.7%; set when the 216
+ * llm-foundry rows spanned -19.9% .. +37.9%). */
 #define TS_RUN_BAND_DEFAULT_MIN (-0.20)
 #define TS_RUN_BAND_DEFAULT_MAX 0.38
 
