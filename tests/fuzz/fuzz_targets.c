@@ -154,6 +154,20 @@ static const char *write_input(const char *name, const uint8_t *data, size_t n)
     return path;
 }
 
+/* write_input, then the file read back as the CLI reads it (its text is the caller's to
+ * free): the calibration readers parse text, not paths. */
+static char *input_text(const char *name, const uint8_t *data, size_t n, const char **path,
+                        size_t *len)
+{
+    *path = write_input(name, data, n);
+    char *text;
+    struct ts_err err;
+    ts_err_clear(&err);
+    if (ts_file_read(*path, &text, len, &err))
+        fail("cannot read back %s: %s", *path, err.msg);
+    return text;
+}
+
 /* ---------------------------------------------------------------- invariants */
 
 static void check_finite(const char *what, double v)
@@ -994,13 +1008,11 @@ int ts_fuzz_nccl(const uint8_t *data, size_t n)
     int coll = data[0] % 8;
     if (coll >= TS_COLL_COUNT)
         coll = -1;
-    const char *path = write_input("all_reduce_perf.txt", data + 1, n - 1);
-    char *text;
+    const char *path;
     size_t len;
+    char *text = input_text("all_reduce_perf.txt", data + 1, n - 1, &path, &len);
     struct ts_err err;
     ts_err_clear(&err);
-    if (ts_file_read(path, &text, &len, &err))
-        fail("cannot read back %s: %s", path, err.msg);
     struct ts_nccl_table *t = &nccl_table;
     int rc = ts_nccl_parse(text, len, path, coll, t, &err);
     free(text);
@@ -1056,13 +1068,11 @@ int ts_fuzz_gemmcsv(const uint8_t *data, size_t n)
     if (n < 1)
         return 0;
     int prec = (int)(data[0] % (TS_PREC_COUNT + 1)) - 1;
-    const char *path = write_input("gemm.csv", data + 1, n - 1);
-    char *text;
+    const char *path;
     size_t len;
+    char *text = input_text("gemm.csv", data + 1, n - 1, &path, &len);
     struct ts_err err;
     ts_err_clear(&err);
-    if (ts_file_read(path, &text, &len, &err))
-        fail("cannot read back %s: %s", path, err.msg);
     struct ts_gemmcsv *t = &gemm_table;
     const struct ts_accel *a = &base_system.accel;
     int rc = ts_gemmcsv_parse(text, len, path, a, prec, t, &err);
