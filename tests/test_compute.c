@@ -507,6 +507,22 @@ static void rc_job(struct ts_job *job, const char *model, const char *system, in
 
 /* ---------------------------------------------------------------- ring attention (CP) */
 
+/* What the kernels of a bf16 job run at on its device: the sustained bf16 peak times the
+ * profile's fitted constant for the device, the achievable HBM bandwidth, and the kernel
+ * latency (the profile's, else the device's). */
+static void bf16_rates(const struct ts_job *job, double *peak, double *bw, double *lat)
+{
+    const struct ts_accel *a = &job->system.accel;
+    const struct ts_sw_mech *sw = &job->parallel.sw;
+    double scale = 1.0;
+    for (int i = 0; i < sw->n_cal; i++)
+        if (strcmp(sw->cal_device[i], a->name) == 0)
+            scale = sw->cal_scale[i];
+    *peak = a->peak_flops[TS_PREC_BF16] * a->sustained_compute * scale;
+    *bw = a->memory_bandwidth * a->memory_efficiency;
+    *lat = sw->kernel_latency_s >= 0 ? sw->kernel_latency_s : a->kernel_latency;
+}
+
 /* Llama 3 8B (32 query heads, 8 K/V heads, head dim 128) at 16384 tokens on 8 H100, bf16,
  * FlashAttention-2, cp 4: the attention core of one layer is 4 ring steps of equal work, one
  * causal 4096 x 4096 call and three 2048 x 4096 rectangles, each at the causal curve's
@@ -527,14 +543,8 @@ static void ring_attention_is_cp_chunk_calls_plus_fp32_merges(void **state)
     ts_compute_build(&job, &c);
 
     const struct ts_accel *a = &job.system.accel;
-    const struct ts_sw_mech *sw = &job.parallel.sw;
-    double scale = 1.0;
-    for (int i = 0; i < sw->n_cal; i++)
-        if (strcmp(sw->cal_device[i], a->name) == 0)
-            scale = sw->cal_scale[i];
-    double peak = a->peak_flops[TS_PREC_BF16] * a->sustained_compute * scale;
-    double bw = a->memory_bandwidth * a->memory_efficiency;
-    double lat = sw->kernel_latency_s >= 0 ? sw->kernel_latency_s : a->kernel_latency;
+    double peak, bw, lat;
+    bf16_rates(&job, &peak, &bw, &lat);
     const double S = 16384, s = 4096, heads = 32, kv = 8, d = 128, e = 2, n = 4;
     double T = s;
     for (int bwd = 0; bwd < 2; bwd++) {
@@ -706,14 +716,8 @@ static void without_context_parallelism_attention_is_one_call(void **state)
     struct ts_compute c;
     ts_compute_build(&job, &c);
     const struct ts_accel *a = &job.system.accel;
-    const struct ts_sw_mech *sw = &job.parallel.sw;
-    double scale = 1.0;
-    for (int i = 0; i < sw->n_cal; i++)
-        if (strcmp(sw->cal_device[i], a->name) == 0)
-            scale = sw->cal_scale[i];
-    double peak = a->peak_flops[TS_PREC_BF16] * a->sustained_compute * scale;
-    double bw = a->memory_bandwidth * a->memory_efficiency;
-    double lat = sw->kernel_latency_s >= 0 ? sw->kernel_latency_s : a->kernel_latency;
+    double peak, bw, lat;
+    bf16_rates(&job, &peak, &bw, &lat);
     double flops = 4.0 * 32 * 4096 * 4096 * 128.0, bytes = 2.0 * 4096 * 2 * (32 + 8) * 128;
     double eff = ts_attn_efficiency(a, TS_ATTN_FA2, 4096, 128, true, false);
     assert_close(c.layer.attn_fwd_s, fmax(0.5 * flops / (peak * eff), bytes / bw) + lat, 1e-9, 0);
