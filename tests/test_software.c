@@ -48,14 +48,19 @@ static void expect_error(int rc, const struct ts_err *err, const char *needle)
     }
 }
 
-static double iteration_s(const struct ts_job *job)
+static struct ts_iteration evaluate(const struct ts_job *job, enum ts_method method)
 {
     struct ts_eval_scratch s;
     assert_int_equal(ts_eval_scratch_init(&s), 0);
     struct ts_iteration it;
-    ts_step_evaluate(job, TS_METHOD_DISCRETE_EVENT, &s, &it, NULL, NULL);
+    ts_step_evaluate(job, method, &s, &it, NULL, NULL);
     ts_eval_scratch_free(&s);
-    return it.iteration_s;
+    return it;
+}
+
+static double iteration_s(const struct ts_job *job)
+{
+    return evaluate(job, TS_METHOD_DISCRETE_EVENT).iteration_s;
 }
 
 /* ---------------------------------------------------------------- parsing */
@@ -437,6 +442,15 @@ static void context_parallel_mechanisms_parse_with_megatron_defaults_and_name_ba
 
 /* Scale-up bytes of one iteration (llama3-8b, 8 GPUs, ZeRO-1: gradient reduce-scatter and
  * parameter all-gather) with the profile's grad_reduce_dtype and an optional job override. */
+/* The Llama job of parse_llama on dgx-h100 with `extra` keys, evaluated by `method`. */
+static struct ts_iteration evaluate_llama(const char *extra, enum ts_method method)
+{
+    struct ts_job job;
+    struct ts_err err;
+    must_parse(parse_llama("dgx-h100", extra, &job, &err), &err);
+    return evaluate(&job, method);
+}
+
 static double up_bytes_with(const char *profile_dtype, const char *job_dtype)
 {
     char extra[1024];
@@ -445,15 +459,7 @@ static double up_bytes_with(const char *profile_dtype, const char *job_dtype)
              "\"grad_reduce_dtype\": \"%s\"}, \"parallel\": {\"zero\": 1%s%s%s}", profile_dtype,
              job_dtype ? ", \"grad_reduce_dtype\": \"" : "", job_dtype ? job_dtype : "",
              job_dtype ? "\"" : "");
-    struct ts_job job;
-    struct ts_err err;
-    must_parse(parse_llama("dgx-h100", extra, &job, &err), &err);
-    struct ts_eval_scratch s;
-    assert_int_equal(ts_eval_scratch_init(&s), 0);
-    struct ts_iteration it;
-    ts_step_evaluate(&job, TS_METHOD_DISCRETE_EVENT, &s, &it, NULL, NULL);
-    ts_eval_scratch_free(&s);
-    return it.step.up_bytes;
+    return evaluate_llama(extra, TS_METHOD_DISCRETE_EVENT).step.up_bytes;
 }
 
 static void a_jobs_grad_reduce_dtype_replaces_the_profiles(void **state)
@@ -485,15 +491,7 @@ static double layer_fwd_with(const char *tp_overlap, const char *more)
              "\"software\": {\"name\": \"t\", \"description\": \"d\", \"source\": \"s\", "
              "\"tp_overlap\": \"%s\"%s}, \"parallel\": {\"tp\": 8, \"sequence_parallel\": true, "
              "\"tp_comm_overlap\": true}", tp_overlap, more);
-    struct ts_job job;
-    struct ts_err err;
-    must_parse(parse_llama("dgx-h100", extra, &job, &err), &err);
-    struct ts_eval_scratch s;
-    assert_int_equal(ts_eval_scratch_init(&s), 0);
-    struct ts_iteration it;
-    ts_step_evaluate(&job, TS_METHOD_CLOSED_FORM, &s, &it, NULL, NULL);
-    ts_eval_scratch_free(&s);
-    return it.layer_fwd_s;
+    return evaluate_llama(extra, TS_METHOD_CLOSED_FORM).layer_fwd_s;
 }
 
 static void async_tp_hides_its_fraction_of_what_userbuffers_hides(void **state)
