@@ -29,6 +29,61 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 JOBS = os.path.join(ROOT, "configs", "validation", "llm-foundry")
 DEVICE = {"dgx-a100-40g": "A100 40GB", "dgx-a100-80g": "A100 80GB", "dgx-h100": "H100"}
 
+# What the published sources say about a row, printed under its heading ("What the sources
+# say"). Each note records what was read (repo, path, commit) and what it shows; none changes a
+# prediction. LF = mosaicml/llm-foundry; BENCH = scripts/train/benchmarking/README.md
+# (examples/llm/throughput/README.md before c4f8c75).
+SOURCES = {
+    "foundry-a100-40g-mpt-70b-s2048-g64": (
+        "Network: the heading \"A100 40GB with 1600 Gbps node-node interconnect (RoCE)\" was "
+        "added to BENCH by LF ef350d9e64d13cb1db35ab7941bf9039b1b499fd (2023-07-05, heading "
+        "only, no row changed), the same words for the A100 80GB table; 1600 Gbps = 8 x 200 Gb/s "
+        "per node, which is what hardware/systems/dgx-a100-40g.json (and dgx-a100-80g.json) "
+        "state, so the system file is not contradicted and is left as is. The 70B rows of both "
+        "A100 tables were added together (LF 9fa3ceb9a49cc28a91deee5e9166eab6b3122c8b, "
+        "2023-04-04: same code, bf16 PURE): the A100 80GB 32-GPU row runs the same microbatch 2 "
+        "(4,096 tokens, and per microbatch the same FSDP traffic per GPU: FULL_SHARD gathers the "
+        "130 GB of bf16 weights in forward and again in backward) over the same stated network "
+        "at 373 tokens/s/GPU, which trainsim predicts within +1.6%. A network slow enough to "
+        "bind this row (all-gather, all-gather, reduce-scatter: 3 x 130 GB x 63/64 in the "
+        "published 14.8 s step, a bus bandwidth of ~26 GB/s, where 8 x 200 Gb/s per node "
+        "carries a ring at ~190 GB/s) would have to run ~7x below the stated one, on the 40GB "
+        "cluster only. No note, footnote or rerun of the "
+        "row in BENCH's history (unchanged from 9fa3ceb to 8c8dd48 but for the Model TFLOP "
+        "column b2a43a1 inserted). Unexplained."),
+    "foundry-a100-80g-mpt-30b-s8192-g8": (
+        "Head dimension: MPT-30B is d_model 7168 with n_heads 56 (LF "
+        "examples/llm/yamls/mosaic_gpt/30b.yaml at 9fa3ceb, scripts/train/yamls/pretrain/"
+        "mpt-30b.yaml at b2a43a1477a45f40f4086a1c72f851b0ab42d0ac), i.e. 128, the same as 13B "
+        "(5120 / 40). The Triton kernel (llmfoundry/models/layers/flash_attn_triton.py at "
+        "b2a43a1) picks BLOCK_HEADDIM = next_power_of_2(d) = 128 (EVEN_HEADDIM true), BLOCK 128, "
+        "num_warps 8 for d > 64, and autotunes its backward over the same two configs for any "
+        "length: one code path for 13B and 30B. Attention bias: attn_bias_shape "
+        "(llmfoundry/models/layers/attention.py at b2a43a1) returns None for attn_impl triton "
+        "without ALiBi, prefix-LM or sequence ids (the benchmark yamls set none), and the only "
+        "bias triton_flash_attn_fn builds is the (batch, 1, 1, seq) key-padding one: nothing "
+        "(1, H, s, s) is materialised. No source shows a term quadratic in length for 30B only; "
+        "nothing modelled (the README's allocator-retry reading stands, unquantified)."),
+    "foundry-a100-80g-mpt-760m-s512-g8": (
+        "The April-2023 version of the same table (LF 9fa3ceb, bf16 PURE) measured this "
+        "configuration (microbatch 96 x 2, batch 1536) at 36,719 tokens/s/GPU and the 1,024 row "
+        "(48 x 2) at 34,888; the October rewrite (LF b2a43a1, amp_bf16 DEFAULT) gives 29,446 "
+        "and 29,765 while its 2,048 row rose from 31,763 to 32,434, so the rewrite's shortest "
+        "two lengths run slower per token than its 2,048 one. b2a43a1's message notes "
+        "\"generates some results, off from what Vitaly calculated\" (no row named). trainsim's "
+        "37,457 and 35,831 sit within 2-3% of the April figures. No source says the October "
+        "rows ran differently from their columns, so the jobs are left as published."),
+    "foundry-a100-40g-mpt-1b-s2048-g32": (
+        "The row is the same in every version of BENCH from LF 9fa3ceb (2023-04-04, when it "
+        "was added) to 8c8dd48f72168c5d51e2f7b151595892a8fba43d but for the Model TFLOP column "
+        "b2a43a1 inserted; the same-era A100 80GB 1B row on 32 GPUs (9fa3ceb, microbatch 20, "
+        "19,446 tokens/s/GPU) was superseded in b2a43a1. No footnote, rerun or "
+        "different configuration is recorded in the file, its history or the commits' "
+        "messages. Left as published."),
+}
+SOURCES["foundry-h100-mpt-30b-s8192-g8"] = SOURCES["foundry-a100-80g-mpt-30b-s8192-g8"]
+SOURCES["foundry-a100-80g-mpt-760m-s1024-g8"] = SOURCES["foundry-a100-80g-mpt-760m-s512-g8"]
+
 
 def load(out):
     rows = []
@@ -91,7 +146,10 @@ def main():
           "and the two ratios differ by the row's error, the row departs from its own table.", "",
           f"Memory is not what separates them: of the {len(near)} rows trainsim puts at >= 85% "
           f"of the GPU's memory, {len(near_ok)} are within 3% (the fullest: "
-          + ", ".join(f"{r['job']} {r['memory']:.0%} {r['error']:+.1%}" for r in hi[:3]) + ").", ""]
+          + ", ".join(f"{r['job']} {r['memory']:.0%} {r['error']:+.1%}" for r in hi[:3]) + ").", "",
+          "\"What the sources say\" records what was read about a row and what it shows: LF = "
+          "github.com/mosaicml/llm-foundry, BENCH = its scripts/train/benchmarking/README.md "
+          "(examples/llm/throughput/README.md before c4f8c75).", ""]
     for r in big:
         md.append(f"## {r['job']}: {r['error']:+.1%}")
         md.append("")
@@ -100,6 +158,9 @@ def main():
                   f"{r['memory']:.0%}; published {r['published']:.0f}, predicted "
                   f"{r['predicted']:.0f} tokens/s/GPU.")
         md.append("")
+        if r["job"] in SOURCES:
+            md.append("What the sources say: " + SOURCES[r["job"]])
+            md.append("")
         nb = neighbours(r, rows)
         if not nb:
             md.append("No neighbour in the set.")
