@@ -61,8 +61,9 @@ SOURCES = {
         "length: one code path for 13B and 30B. Attention bias: attn_bias_shape "
         "(llmfoundry/models/layers/attention.py at b2a43a1) returns None for attn_impl triton "
         "without ALiBi, prefix-LM or sequence ids (the benchmark yamls set none), and the only "
-        "bias triton_flash_attn_fn builds is the (batch, 1, 1, seq) key-padding one: nothing "
-        "(1, H, s, s) is materialised. No source shows a term quadratic in length for 30B only; "
+        "bias then built (MPTModel._attn_bias, llmfoundry/models/mpt/modeling_mpt.py at "
+        "b2a43a1, from the attention mask) is (batch, 1, 1, seq), the kernel's 'vector' bias, "
+        "alike for 13B: nothing (1, H, s, s) is materialised. No source shows a term quadratic in length for 30B only; "
         "nothing modelled (the README's allocator-retry reading stands, unquantified)."),
     "foundry-a100-80g-mpt-760m-s512-g8": (
         "The April-2023 version of the same table (LF 9fa3ceb, bf16 PURE) measured this "
