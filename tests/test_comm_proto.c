@@ -241,6 +241,35 @@ static void tree_correction_is_nccls_table_at_powers_of_two_and_log_linear_betwe
     assert_close(c.time_s, 2 * (1 * 159e-6 + 7 * 8.7e-6) + fmax(up, out) / f, 1e-12, 0);
 }
 
+static void every_tree_protocol_alone_takes_longer_for_more_bytes(void **state)
+{
+    (void)state;
+    /* NCCL's correction steps at powers of two (LL 0.4 -> 0.5 at 1 MiB would make 1 MiB
+     * faster than 1 MiB - 1 B); interpolated, each tree protocol's time never falls */
+    static const char *const names[] = {"dgx-h100", "dgx-b200", "gcp-a3-mega"};
+    for (size_t s = 0; s < TS_ARRAY_LEN(names); s++) {
+        struct ts_system sys;
+        load_system(names[s], &sys);
+        struct ts_group g;
+        ts_comm_group_strided(&sys, 32, 1, &g);
+        for (int p = 0; p < TS_PROTO_COUNT; p++) {
+            double prev = 0.0;
+            for (int i = 0; i <= 33 * 16; i++) {
+                double S = pow(2.0, i / 16.0);
+                struct ts_coll_cost c;
+                assert_true(ts_comm_collective_proto(&sys, TS_COLL_ALLREDUCE, &g, S,
+                                                     TS_ALGO_TREE, (enum ts_proto)p, &c));
+                if (c.time_s < prev) {
+                    print_error("%s tree %s: %.9g s at %.0f B after %.9g\n", names[s],
+                                ts_proto_names[p], c.time_s, S, prev);
+                    fail();
+                }
+                prev = c.time_s;
+            }
+        }
+    }
+}
+
 static void send_recv_runs_ll_up_to_16_kib_and_simple_above(void **state)
 {
     (void)state;
@@ -324,6 +353,7 @@ int main(void)
         cmocka_unit_test(collective_time_never_decreases_with_bytes),
         cmocka_unit_test(large_messages_cost_exactly_the_simple_protocol),
         cmocka_unit_test(tree_correction_is_nccls_table_at_powers_of_two_and_log_linear_between),
+        cmocka_unit_test(every_tree_protocol_alone_takes_longer_for_more_bytes),
         cmocka_unit_test(send_recv_runs_ll_up_to_16_kib_and_simple_above),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

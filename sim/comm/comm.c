@@ -75,10 +75,10 @@ static const double proto_tree_bw[TS_PROTO_COUNT] = {1.0 / 3.8, 120.0 / 128.0, 1
  * ncclTopoGetAlgoTime, tag v2.30.7-1, commit 73cf112295c33aee2b895f329f592f2a9b4b0f97): "Trees
  * are not perfectly sticking to the model for medium sizes", so the tree all-reduce's bandwidth
  * (after the LL cap) is multiplied by treeCorrectionFactor[proto][log2(nBytes / 64)] for
- * nBytes from 64 B (entry 0) to 256 MiB - 1 (entry 22); smaller and larger messages are not
- * corrected (factor 1). Entries are per power of two; NCCL's step at each power makes its time
- * drop where the factor rises (tree LL just below 1 MiB at 0.4, at 1 MiB 0.5: 20% faster with
- * more bytes), so here the factor is interpolated linearly in log2 size between the powers of
+ * nBytes from 64 B (entry 0) to just under 512 MiB (entry 22 from 256 MiB); smaller and
+ * larger messages are not corrected (factor 1). Entries are per power of two; NCCL's step
+ * at each power makes its time drop where the factor rises (tree LL just below 1 MiB at
+ * 0.4, at 1 MiB 0.5: 20% faster with more bytes), so here the factor is interpolated linearly in log2 size between the powers of
  * two, where it equals NCCL's entry (and 1 at 512 MiB, the first uncorrected power). Each rise
  * between neighbours is below a factor 2 (at most 0.6 -> 0.8), so bytes / factor still grows
  * with bytes. */
