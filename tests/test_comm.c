@@ -177,7 +177,9 @@ static void tree_costs_log2_domains_hops_plus_the_chain_inside(void **state)
     synth_group16(&sys, &g);
     double S = 8 * MIB, oversub_bw = OUT_BW / 2;
     double hops = 2 * A_OUT + 3 * A_UP;     /* ceil(log2 4) alpha_out + (4 - 1) alpha_up */
-    double ar = 2 * hops + fmax(2 * S / UP_BW, 2 * S / 4 / oversub_bw);
+    /* NCCL's tree correction for Simple at 8 MiB: entry log2(8 MiB / 64) = 17 of
+     * treeCorrectionFactor[SIMPLE], 0.8 (tuning.cc 2.30.7), on the bandwidth */
+    double ar = 2 * hops + fmax(2 * S / UP_BW, 2 * S / 4 / oversub_bw) / 0.8;
     expect_algo(&sys, TS_COLL_ALLREDUCE, &g, S, TS_ALGO_TREE, ar);
     /* NCCL's trees serve all-reduce only; no tree inside a single domain */
     struct ts_coll_cost c;
@@ -389,11 +391,11 @@ static void all_gather_latency_grows_with_the_ranks_as_an_nccl_ring(void **state
      * nodes - 1 cross the network (NCCL tuning.cc nInterSteps), for any message size. With
      * the Simple protocol the network steps cost NCCL's ring Simple step
      * hwLatencies[NET][RING][SIMPLE] = 14 us and the collective NCCL's base latency 8.4 us
-     * (tuning.cc, 2.30.7), not the catalogue's 179 us tree step; the fastest protocol is a
+     * (tuning.cc, 2.30.7), not the catalogue's 159 us tree step; the fastest protocol is a
      * ring too and never has more latency */
     struct ts_system sys;
     load_system("dgx-h100", &sys);
-    assert_close(sys.scale_out.latency, 179e-6, 1e-12, 0);
+    assert_close(sys.scale_out.latency, 159e-6, 1e-12, 0);
     double a_up = sys.scale_up.latency, a_out = 14e-6, prev = 0.0;
     for (int nodes = 2; nodes <= 64; nodes *= 2) {
         int n = 8 * nodes;
@@ -535,11 +537,11 @@ static void four_b200_nodes_reproduce_both_ends_of_the_curve(void **state)
     (void)state;
     assert_close(busbw("dgx-b200", TS_COLL_ALLREDUCE, 32, 16 * GIB, -1), 381.8e9, 0.15, 0);
     /* The default call (fastest pair) reproduces the measured 5.4 GB/s at 1 MiB
-     * (hardware/README.md: the 179 us network alpha, a Simple tree step, is fitted so). It is
-     * the tree's LL: NCCL's step ratios 5 / 14 across the network and 0.6 / 4 over NVLink,
-     * bandwidth 1 / 3.8 of Simple (tuning.cc 2.30.7); 2 S over NVLink or 4 tree links x S/2
-     * through 8 NIC shares, whichever is slower, under LL's cap of 20.4 GB/s bus bandwidth
-     * (algorithm bandwidth 10.2 GB/s) beyond two nodes. */
+     * (hardware/README.md: the 159 us network alpha, a Simple tree step, is fitted so). It is
+     * the ring's LL: 6 network steps at NCCL's ratio 2.7 / 14 (LL network ring step over the
+     * tree's Simple one), 56 NVLink steps at 0.6 / 3.4, LL's 6.6 us base (tuning.cc 2.30.7),
+     * and LL's bandwidth capped at 20.4 GB/s of bus bandwidth beyond two nodes: 2 x 31/32 S /
+     * 20.4 GB/s. */
     assert_close(busbw("dgx-b200", TS_COLL_ALLREDUCE, 32, 1 * MIB, -1), 5.4e9, 0.15, 0);
     struct ts_system sys;
     load_system("dgx-b200", &sys);
@@ -548,13 +550,24 @@ static void four_b200_nodes_reproduce_both_ends_of_the_curve(void **state)
     struct ts_coll_cost c;
     double S = 1 * MIB;
     ts_comm_collective(&sys, TS_COLL_ALLREDUCE, &g, S, &c);
-    assert_int_equal(c.algo, TS_ALGO_TREE);
+    assert_int_equal(c.algo, TS_ALGO_RING);
     assert_int_equal(c.proto, TS_PROTO_LL);
-    double lat = 2 * (2 * 179e-6 * 5.0 / 14 + 7 * 8.7e-6 * 0.6 / 4);
+    double lat = 6 * 159e-6 * 2.7 / 14 + 56 * 8.7e-6 * 0.6 / 3.4 + 6.6e-6;
     assert_close(c.latency_s, lat, 1e-12, 0);
+    assert_close(c.time_s, lat + 2.0 * 31 / 32 * S / 20.4e9, 1e-12, 0);
     assert_close(ts_comm_bus_bandwidth(TS_COLL_ALLREDUCE, 32, S, c.time_s), 5.4e9, 0.01, 0);
-    /* the Simple tree alone is slower: 2 (2 x 179 + 7 x 8.7) us of latency, 2.4 GB/s */
-    assert_true(busbw("dgx-b200", TS_COLL_ALLREDUCE, 32, 1 * MIB, TS_ALGO_TREE) < 2.5e9);
+    /* The tree's LL has less latency, 2 (2 x 159 x 5/14 + 7 x 8.7 x 0.6/4) us, but NCCL's tree
+     * correction at 1 MiB (treeCorrectionFactor[LL][log2(1 MiB / 64) = 14] = 0.5) halves its
+     * bandwidth, LL's cap of half of 20.4 GB/s included: S / (0.5 x 10.2 GB/s) = 205.6 us. */
+    double tree_lat = 2 * (2 * 159e-6 * 5.0 / 14 + 7 * 8.7e-6 * 0.6 / 4);
+    struct ts_coll_cost t;
+    assert_true(ts_comm_collective_proto(&sys, TS_COLL_ALLREDUCE, &g, S, TS_ALGO_TREE,
+                                         TS_PROTO_LL, &t));
+    assert_close(t.latency_s, tree_lat, 1e-12, 0);
+    assert_close(t.time_s, tree_lat + S / (0.5 * 10.2e9), 1e-12, 0);
+    assert_true(t.latency_s < c.latency_s && t.time_s > c.time_s);
+    /* the Simple tree alone is slower: 2 (2 x 159 + 7 x 8.7) us of latency, 2.6 GB/s */
+    assert_true(busbw("dgx-b200", TS_COLL_ALLREDUCE, 32, 1 * MIB, TS_ALGO_TREE) < 2.7e9);
 }
 
 static void two_a3_mega_nodes_can_carry_the_measured_338_gbps_only_by_a_tree(void **state)
@@ -564,7 +577,7 @@ static void two_a3_mega_nodes_can_carry_the_measured_338_gbps_only_by_a_tree(voi
      * GB/s. At link rate a ring sends 2 (n-1)/n S per node over 8 x 25 GB/s: busbw bound
      * 8 x 25 = 200 GB/s; two nodes' double binary tree sends S per node: 2 (n-1)/n x 200 =
      * 375 GB/s (NVLS_TREE's NVLink side, S at 0.61 x 450 GB/s, allows 515), less its latency:
-     * 7.35 x 8.7 us + 2 x 1.49 x 179 us = 0.6 ms of the 43 ms (1.4%). */
+     * 7.35 x 8.7 us + 2 x 1.49 x 159 us = 0.5 ms of the 43 ms (1.3%). */
     struct ts_system sys;
     load_system("gcp-a3-mega", &sys);
     sys.scale_out.efficiency = 1.0;
@@ -583,8 +596,9 @@ static void two_a3_mega_nodes_can_carry_the_measured_338_gbps_only_by_a_tree(voi
 static void ring_network_steps_cost_nccls_ring_step_and_the_tree_keeps_its_fitted_hop(void **state)
 {
     (void)state;
-    /* 4 x 8 B200: the catalogue's 179 us network step is the double binary tree's, fitted on
-     * the measured 1 MiB all-reduce; a ring crossing nodes pays NCCL's own ring latency,
+    /* 4 x 8 B200: the catalogue's 159 us network step is the double binary tree's Simple
+     * step, fitted on the measured 1 MiB all-reduce (served by the ring's LL, whose network
+     * step is that step x 2.7 / 14); a Simple ring crossing nodes pays NCCL's own latency,
      * 8.4 us base + 14 us per network step (tuning.cc 2.30.7, Simple), 8.7 us per NVLink step */
     struct ts_system sys;
     load_system("dgx-b200", &sys);
@@ -594,11 +608,15 @@ static void ring_network_steps_cost_nccls_ring_step_and_the_tree_keeps_its_fitte
     assert_true(ts_comm_collective_algo(&sys, TS_COLL_ALLREDUCE, &g, 1 * MIB, TS_ALGO_RING, &ring));
     assert_close(ring.latency_s, 8.4e-6 + 6 * 14e-6 + 56 * 8.7e-6, 1e-12, 0);
     assert_true(ts_comm_collective_algo(&sys, TS_COLL_ALLREDUCE, &g, 1 * MIB, TS_ALGO_TREE, &tree));
-    assert_close(tree.latency_s, 2 * (2 * 179e-6 + 7 * 8.7e-6), 1e-12, 0);
-    /* the calibration point is still served by the tree */
+    assert_close(tree.latency_s, 2 * (2 * 159e-6 + 7 * 8.7e-6), 1e-12, 0);
+    /* the calibration point is served by the ring's LL: 6 network steps of 159 x 2.7 / 14 us,
+     * 56 NVLink steps of 8.7 x 0.6 / 3.4 us and LL's 6.6 us base */
     ts_comm_collective(&sys, TS_COLL_ALLREDUCE, &g, 1 * MIB, &best);
-    assert_int_equal(best.algo, TS_ALGO_TREE);
-    /* reduce-scatter over 512 nodes (4,096 GPUs): 511 network steps of 14 us, not of 179 us */
+    assert_int_equal(best.algo, TS_ALGO_RING);
+    assert_int_equal(best.proto, TS_PROTO_LL);
+    assert_close(best.latency_s, 6 * 159e-6 * 2.7 / 14 + 56 * 8.7e-6 * 0.6 / 3.4 + 6.6e-6, 1e-12,
+                 0);
+    /* reduce-scatter over 512 nodes (4,096 GPUs): 511 network steps of 14 us, not of 159 us */
     struct ts_group big;
     ts_comm_group_strided(&sys, 4096, 1, &big);
     assert_true(ts_comm_collective_algo(&sys, TS_COLL_REDUCESCATTER, &big, 256 * MIB,

@@ -67,7 +67,7 @@ static void a_minimal_system_takes_the_documented_defaults(void **state)
                                   s, &err), TS_OK);
     assert_int_equal(s->scale_up.domain_size, 8);
     assert_close(s->scale_up.latency, 8.7e-6, 0, 0);
-    assert_close(s->scale_out.latency, 179e-6, 0, 0);
+    assert_close(s->scale_out.latency, 159e-6, 0, 0);
     assert_close(s->scale_up.efficiency, 0.8, 0, 0);
     assert_close(s->scale_out.efficiency, 0.8, 0, 0);
     assert_int_equal(s->scale_out.topology, TS_OUT_FAT_TREE);

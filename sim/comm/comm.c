@@ -35,7 +35,7 @@ _Static_assert(TS_ALGO_COUNT == 6, "update ts_algo_names");
  * baseLatencies[RING][SIMPLE] = 8.4 us per collective plus hwLatencies[NET][RING][SIMPLE] =
  * 14 us per network step (interLat; the intra-node steps cost max(NVLink ring step, 3 x 1 us
  * network post overhead), which the catalogue's fitted scale-up step already exceeds). The
- * catalogue's scale_out.latency (179 us on InfiniBand) is the double binary tree's network
+ * catalogue's scale_out.latency (159 us on InfiniBand) is the double binary tree's network
  * step fitted on one measured 1 MiB all-reduce, where every hop is exposed in turn; NCCL's
  * tuner prices that point at 65 us (LL128) to 120 us (Simple) where 376 us was measured,
  * and no multi-node ring measurement is in the references, so the ring takes NCCL's model
@@ -71,6 +71,40 @@ static const double nccl_ring_base_us[TS_PROTO_COUNT] = {6.6, 14.0, 8.4};
  * multi-node one. */
 static const double proto_ring_bw[TS_PROTO_COUNT] = {0.5, 0.92, 1.0};
 static const double proto_tree_bw[TS_PROTO_COUNT] = {1.0 / 3.8, 120.0 / 128.0, 1.0};
+/* NCCL's tree correction (2.30.7 src/graph/tuning.cc, treeCorrectionFactor and
+ * ncclTopoGetAlgoTime, tag v2.30.7-1, commit 73cf112295c33aee2b895f329f592f2a9b4b0f97): "Trees
+ * are not perfectly sticking to the model for medium sizes", so the tree all-reduce's bandwidth
+ * (after the LL cap) is multiplied by treeCorrectionFactor[proto][log2(nBytes / 64)] for
+ * nBytes from 64 B (entry 0) to just under 512 MiB (entry 22 from 256 MiB); smaller and
+ * larger messages are not corrected (factor 1). Entries are per power of two; NCCL's step
+ * at each power makes its time drop where the factor rises (tree LL just below 1 MiB at
+ * 0.4, at 1 MiB 0.5: 20% faster with more bytes), so here the factor is interpolated linearly in log2 size between the powers of
+ * two, where it equals NCCL's entry (and 1 at 512 MiB, the first uncorrected power). Each rise
+ * between neighbours is below a factor 2 (at most 0.6 -> 0.8), so bytes / factor still grows
+ * with bytes. */
+#define TREE_CORR_ENTRIES 23
+static const double tree_correction[TS_PROTO_COUNT][TREE_CORR_ENTRIES] = {
+    [TS_PROTO_LL] = {1.0, 1.0, 1.0, 1.0, .9, .8, .7, .7, .7, .7, .6, .5,
+                     .4,  .4,  .5,  .6,  .7, .8, .9, 1.0, 1.0, 1.0, 1.0},
+    [TS_PROTO_LL128] = {1.0, 1.0, 1.0, 1.0, 1.0, .9, .8, .8, .8, .7, .6, .6,
+                        .6,  .6,  .6,  .6,  .8,  .9, .9, .9, .9, 1.0, 1.0},
+    [TS_PROTO_SIMPLE] = {.9, .9, .9, .9, .9, .9, .9, .8, .7, .6, .6, .5,
+                         .5, .5, .5, .6, .7, .8, .7, .7, .8, .9, .9},
+};
+
+double ts_comm_tree_correction(enum ts_proto proto, double bytes)
+{
+    if (bytes < 64.0 || proto < 0 || proto >= TS_PROTO_COUNT)
+        return 1.0;
+    double x = log2(bytes / 64.0);
+    if (x >= TREE_CORR_ENTRIES)
+        return 1.0;
+    int i = (int)floor(x);
+    double lo = tree_correction[proto][i];
+    double hi = i + 1 < TREE_CORR_ENTRIES ? tree_correction[proto][i + 1] : 1.0;
+    return lo + (hi - lo) * (x - i);
+}
+
 /* A scale-up level faster than PCIe 5.0 x16 (64 GB/s per direction) is a GPU fabric
  * (NVLink, Infinity Fabric): NCCL's NVLINK latency row and LL128 where the generation has
  * it; slower ones are PCIe, the PCI row (tuning.cc intraHw: typeIntra == LINK_NVL). */
@@ -424,7 +458,8 @@ bool ts_comm_collective_proto(const struct ts_system *sys, enum ts_coll coll,
     bool simple = proto == TS_PROTO_SIMPLE;
     /* LL and LL128 run on NCCL's ring and tree only (tuning.cc: NVLS, NVLS_TREE, PAT and
      * CollNet are Simple); LL128 where NCCL enables it. */
-    if (!simple && algo != TS_ALGO_RING && algo != TS_ALGO_TREE)
+    bool p2p_ll = coll == TS_COLL_SENDRECV && algo == TS_ALGO_DIRECT && proto == TS_PROTO_LL;
+    if (!simple && algo != TS_ALGO_RING && algo != TS_ALGO_TREE && !p2p_ll)
         return false;
     if (proto == TS_PROTO_LL128 && !ts_comm_ll128_enabled(sys))
         return false;
@@ -477,11 +512,15 @@ bool ts_comm_collective_proto(const struct ts_system *sys, enum ts_coll coll,
         c.up_bytes = n_in > 1 ? 2.0 * S : 0.0;
         /* The node's tree links x S/2, spread over its n_in NIC shares (dtree_links). */
         c.out_bytes = dtree_links(n_out) * 0.5 * S / n_in;
-        finish(&c, up_bw * proto_tree_bw[proto], out_bw * proto_tree_bw[proto], true);
+        /* NCCL scales the tree's bandwidth, LL's cap included, by its medium-size
+         * correction (ts_comm_tree_correction). */
+        double corr = ts_comm_tree_correction(proto, S);
+        finish(&c, up_bw * proto_tree_bw[proto] * corr, out_bw * proto_tree_bw[proto] * corr,
+               true);
         /* NCCL's tree algorithm bandwidth is half its bus bandwidth (tuning.cc: ratio .5),
          * so LL's cap is S / (llMaxBw / 2) */
         if (proto == TS_PROTO_LL)
-            ll_cap(&c, S / (0.5 * ts_comm_ll_max_bus_bandwidth(sys, g->nodes)));
+            ll_cap(&c, S / (0.5 * ts_comm_ll_max_bus_bandwidth(sys, g->nodes) * corr));
         break;
     }
     case TS_ALGO_HIERARCHICAL: {
@@ -533,11 +572,24 @@ bool ts_comm_collective_proto(const struct ts_system *sys, enum ts_coll coll,
             return false;
         if (coll == TS_COLL_SENDRECV) {
             c.latency_s = a_max;
+            if (!simple) {
+                /* LL send/recv (ts_comm_p2p_proto): one LL step of the slowest level crossed,
+                 * NVLink (or PCIe) by NCCL's ring-row ratio, the network by the tree row the
+                 * fitted network step stands for (a pair has one rank per domain, whose
+                 * latencies NCCL calls fully exposed); LL carries 4 data bytes in each
+                 * 8-byte line, half Simple's bandwidth (ring LL busBw x 0.5, tuning.cc). */
+                c.latency_s = n_out > 1 ? fmax(proto_step(a_up, hw_up, LAT_RING, hw_up,
+                                                          LAT_RING, proto),
+                                               proto_step(a_out, HW_NET, LAT_TREE, HW_NET,
+                                                          LAT_TREE, proto))
+                                        : proto_step(a_up, hw_up, LAT_RING, hw_up, LAT_RING,
+                                                     proto);
+            }
             if (n_out > 1)
                 c.out_bytes = S;
             else
                 c.up_bytes = S;
-            finish(&c, up_bw, out_bw, true);
+            finish(&c, up_bw * proto_ring_bw[proto], out_bw * proto_ring_bw[proto], true);
         } else {
             alltoall_direct(sys, g, S, &c);
         }
@@ -608,6 +660,13 @@ void ts_comm_collective(const struct ts_system *sys, enum ts_coll coll, const st
             return;
         }
     bool found = false;
+    if (coll == TS_COLL_SENDRECV && g->size > 1 && bytes > 0) {
+        /* NCCL picks send/recv's protocol by size, not by its tuner (ts_comm_p2p_proto). */
+        found = ts_comm_collective_proto(sys, coll, g, bytes, TS_ALGO_DIRECT,
+                                         ts_comm_p2p_proto(bytes), out);
+        TS_ASSERT(found, "no send/recv on %d ranks", g->size);
+        goto remember;
+    }
     /* Simple first, so that it keeps ties (and large messages, where the other protocols'
      * lower bandwidth loses, keep exactly the Simple cost). */
     static const enum ts_proto order[TS_PROTO_COUNT] = {TS_PROTO_SIMPLE, TS_PROTO_LL128,
@@ -640,6 +699,7 @@ void ts_comm_collective(const struct ts_system *sys, enum ts_coll coll, const st
         }
     }
     TS_ASSERT(found, "no algorithm for %s on %d ranks", ts_coll_names[coll], g->size);
+remember:;
     struct coll_memo *m = &coll_memo[coll_memo_next];
     m->up = sys->scale_up;
     m->out = sys->scale_out;
@@ -650,6 +710,11 @@ void ts_comm_collective(const struct ts_system *sys, enum ts_coll coll, const st
     m->cost = *out;
     m->set = true;
     coll_memo_next = (coll_memo_next + 1) % COLL_MEMO;
+}
+
+enum ts_proto ts_comm_p2p_proto(double bytes)
+{
+    return bytes <= TS_NCCL_P2P_LL_THRESHOLD ? TS_PROTO_LL : TS_PROTO_SIMPLE;
 }
 
 void ts_comm_p2p(const struct ts_system *sys, long distance, double bytes, struct ts_coll_cost *out)

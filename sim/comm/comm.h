@@ -51,7 +51,8 @@
  *   pat:           NCCL 2.23+ PAT all-gather / reduce-scatter, only for one rank per node:
  *                  latency alpha (floor log2 n / 3.5 + 0.2 n) (NCCL's log and linear terms
  *                  in units of its network step), ring bytes at 0.75 of the ring bandwidth.
- *   direct:        send/recv: one step of the slowest level crossed. All-to-all (NCCL's
+ *   direct:        send/recv: one step of the slowest level crossed, with LL up to
+ *                  16 KiB (ts_comm_p2p_proto), Simple above. All-to-all (NCCL's
  *                  grouped send/recv to every peer): S/n to each of the n_in - 1 domain
  *                  peers over NVLink at the nccl-tests all-to-all rate (0.744 of link
  *                  rate on H100 against the ring's 0.82), (n - n_in)/n S through the rank's
@@ -65,12 +66,12 @@
  * ring / nvls / pat; all-to-all and send/recv direct. Broadcast and reduce are not used by
  * the simulator. One alpha per level stands for the Simple protocol's step, fitted so that the
  * fastest (algorithm, protocol) pair reproduces the measured nccl-tests points (8x A100
- * 4 MiB 72 GB/s by ring LL128: 8.7 us; 4x 8 B200 1 MiB 5.4 GB/s by tree LL: 179 us;
+ * 4 MiB 72 GB/s by ring LL128: 8.7 us; 4x 8 B200 1 MiB 5.4 GB/s by ring LL: 159 us;
  * hardware/README.md); NCCL's tuner constants (LL / LL128 / Simple base and per-hop
  * latencies) rank algorithms but under-predict measured times, so they are used only as
  * ratios (PAT, NVLS, protocols), except for ring steps across the network, which no
  * measurement in the references covers: those take NCCL's absolute ring latency (the
- * fitted 179 us is a tree hop at 1 MiB).
+ * fitted 159 us is a tree hop, which the ring's LL network step takes by NCCL's ratio).
  *
  * Protocols (NCCL 2.30.7 src/graph/tuning.cc, ncclTunerConstantsDefaults and
  * ncclTopoTuneModel; comm.c cites each constant): ring and tree run with LL, LL128 or
@@ -86,7 +87,9 @@
  *               Simple step, so a fabric measured slower than NCCL's constants is slower for
  *               every protocol); a ring across domains adds NCCL's base latency once, LL
  *               6.6, LL128 14, Simple 8.4 us.
- *   bandwidth:  ring LL 0.5 and LL128 0.92 of Simple; tree LL 1 / 3.8 and LL128 120 / 128.
+ *   bandwidth:  ring LL 0.5 and LL128 0.92 of Simple; tree LL 1 / 3.8 and LL128 120 / 128;
+ *               a tree all-reduce's bandwidth (LL's cap included) is further scaled by
+ *               NCCL's medium-size tree correction (ts_comm_tree_correction: 0.4 to 1).
  *               LL's bus bandwidth is capped at NCCL's llMaxBw: in one node 87.7 (Ampere),
  *               141 (Hopper), 282 GB/s (Blackwell), else 39; across 2 nodes 39 and more
  *               nodes 20.4 GB/s (Intel / Arm hosts; AMD hosts, 22.5 / 19, are not told
@@ -94,12 +97,17 @@
  *               algorithm bandwidth in NCCL's terms (ratio .5).
  *   LL128:      only on NVIDIA Ampere / Hopper / Blackwell over NVLink (a scale-up level
  *               above PCIe 5.0 x16, 64 GB/s), as NCCL enables it by default.
- * Not modelled: NCCL's per-channel LL128 caps (not binding at NCCL's channel counts), its
- * tree correction factors for medium sizes and ring "plateau" factor, send/recv's LL below
- * NCCL_P2P_LL_THRESHOLD (16 KiB per channel, src/enqueue.cc), the network post overhead
- * floor of a multi-node ring's intra-node steps (1 us, 3 us Simple), and a deployment that
+ *   send/recv:  LL up to NCCL_P2P_LL_THRESHOLD (16 KiB, src/enqueue.cc), else Simple, as NCCL
+ *               picks it by size (no tuner): LL steps by the ring-row ratio over NVLink /
+ *               PCIe and the tree-row ratio across the network, half Simple's bandwidth.
+ * Not modelled: NCCL's per-channel LL128 caps (not binding at NCCL's channel counts), the
+ * ring "plateau" factor (x 1.4 on a multi-node Simple ring all-reduce's latency, tuning.cc
+ * ncclTopoGetAlgoTime), NVLS_TREE's tree correction (NCCL applies it only on Blackwell with
+ * x86 hosts; system files do not name the host), all-to-all's per-peer LL, the network
+ * post overhead floor of a multi-node ring's intra-node steps (1 us, 3 us Simple), and a
+ * deployment that
  * disables a protocol (NCCL_PROTO) or runs a tuner plugin.
- * The Simple steps are therefore long (8.7 us per NVLink step, 179 us per exposed network
+ * The Simple steps are therefore long (8.7 us per NVLink step, 159 us per exposed network
  * step): a large message pays them in full (README.md, limitations).
  */
 #ifndef TS_COMM_H
@@ -217,6 +225,24 @@ void ts_comm_moe_combine(const struct ts_system *sys, const struct ts_group *g,
  * a token's top_k distinct experts drawn uniformly: parts (1 - C(E - E/parts, k) / C(E, k)).
  * parts = ep: destination ranks per token; parts = domains: destination domains. */
 double ts_comm_moe_copies(int experts, int top_k, int parts);
+
+/* NCCL's tree correction factor for a tree all-reduce of `bytes` with protocol proto: the
+ * multiplier on its bandwidth (LL's cap included), treeCorrectionFactor[proto][log2(bytes /
+ * 64)] of NCCL 2.30.7 src/graph/tuning.cc at powers of two from 64 B to 256 MiB, linear in
+ * log2 bytes between them (so time still grows with bytes), 1 below 64 B and from 512 MiB. */
+double ts_comm_tree_correction(enum ts_proto proto, double bytes);
+
+/* NCCL_P2P_LL_THRESHOLD's default (NCCL 2.30.7 src/enqueue.cc, addP2pToPlan): a send/recv
+ * runs LL while its bytes per channel are at most 16 KiB. A message up to the minimum part
+ * size (P2P chunk 512 KiB / 8 in a node, 128 KiB / 2 across nodes: 64 KiB, src/init.cc)
+ * takes one channel, and larger ones enough channels that each carries at least 32 KiB, so
+ * with NCCL's default chunk sizes LL is used up to 16 KiB and Simple above (on PCIe, chunk
+ * 128 KiB / 8 = 16 KiB, LL could stretch to several channels' 16 KiB; not modelled). */
+#define TS_NCCL_P2P_LL_THRESHOLD 16384.0
+
+/* Protocol NCCL uses for a send/recv of `bytes`: LL up to TS_NCCL_P2P_LL_THRESHOLD, else
+ * Simple. */
+enum ts_proto ts_comm_p2p_proto(double bytes);
 
 /* Time of a point-to-point message between two ranks `distance` apart in rank order. */
 void ts_comm_p2p(const struct ts_system *sys, long distance, double bytes, struct ts_coll_cost *out);

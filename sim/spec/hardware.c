@@ -279,10 +279,10 @@ static const char *const out_keys[] = {
 
 /* Defaults of a minimal system file (README "Your own cluster"): the catalogue's fitted
  * per-step latencies (hardware/README.md: scale-up 8.7 us from the 8x A100 all-reduce at 4 MiB,
- * scale-out 179 us from the 4 x 8 B200 tree all-reduce at 1 MiB, both with the fastest protocol) and the rule-of-thumb
+ * scale-out 159 us from the 4 x 8 B200 all-reduce at 1 MiB, both with the fastest protocol) and the rule-of-thumb
  * efficiency 0.8 (large messages reach ~80% of link rate: shared reference hardware.md). */
 #define TS_UP_LATENCY_DEFAULT 8.7e-6
-#define TS_OUT_LATENCY_DEFAULT 179e-6
+#define TS_OUT_LATENCY_DEFAULT 159e-6
 /* No NIC serves one GPU faster than this today (800 Gb/s ConnectX-8, one per GPU on B300 and
  * GB300 nodes: shared reference hardware.md); a larger per-GPU figure is likely a node's. */
 #define TS_NIC_PER_GPU_MAX (800e9 / 8)
