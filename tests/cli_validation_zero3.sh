@@ -71,8 +71,11 @@ json.dump(a, open(sys.argv[2] + "/noblock.json", "w"))
 b = json.loads(json.dumps(doc))
 b["calibration"]["constants"][0]["compute_scale"] = 0.9
 json.dump(b, open(sys.argv[2] + "/both.json", "w"))
+c = dict(doc, zero3_blocking=False, zero3_grad_allreduce=True)
+del c["calibration"]
+json.dump(c, open(sys.argv[2] + "/noblockar.json", "w"))
 PY
-for v in noblock both; do
+for v in noblock both noblockar; do
     sed "s|\"software\": \"deepspeed-zero3\"|\"software\": \"$tmp/$v.json\"|" \
         "$ROOT/configs/validation/zero3/narayanan-z3-174.6b-g384.json" >"$tmp/job-$v.json"
     run "$v" run "$tmp/job-$v.json" --format json
@@ -80,4 +83,5 @@ for v in noblock both; do
 done
 expect_in "$tmp/noblock.err" 'calibration.constants[0]: zero3_comm_scale needs "zero3_blocking": true' "refuses a scale it cannot apply"
 expect_in "$tmp/both.err" 'both compute_scale and zero3_comm_scale' "refuses two constants"
+expect_in "$tmp/noblockar.err" 'zero3_grad_allreduce: zero3_grad_allreduce needs "zero3_blocking": true' "refuses a gradient all-reduce without the blocking path"
 finish

@@ -17,7 +17,7 @@
 /* A 2-layer GPT (h 8192, 64 heads, 4h MLP, biases, tied embeddings) on 16 GPUs of two nodes,
  * bf16, microbatch 1, full recomputation, ZeRO `zero`, on an inline profile with
  * zero3_blocking `blocking` and, when scale > 0, a zero3_comm_scale for the accelerator. */
-static void z3_job(struct ts_job *job, int zero, bool blocking, double scale)
+static void z3_job_ar(struct ts_job *job, int zero, bool blocking, double scale, bool allreduce)
 {
     char cal[256] = "";
     if (scale > 0)
@@ -34,11 +34,17 @@ static void z3_job(struct ts_job *job, int zero, bool blocking, double scale)
              "{\"bandwidth\": \"300 GB/s\", \"latency\": \"5 us\", \"domain_size\": 8}, "
              "\"scale_out\": {\"bandwidth\": \"100 Gb/s\", \"latency\": \"10 us\"}}, "
              "\"software\": {\"name\": \"z\", \"description\": \"t\", \"source\": \"t\", "
-             "\"grad_reduce_dtype\": \"bf16\", \"zero3_blocking\": %s%s}, "
+             "\"grad_reduce_dtype\": \"bf16\", \"zero3_blocking\": %s, "
+             "\"zero3_grad_allreduce\": %s%s}, "
              "\"gpus\": 16, \"global_batch\": 16, \"precision\": \"bf16\", "
              "\"parallel\": {\"zero\": %d, \"recompute\": \"full\"}}",
-             blocking ? "true" : "false", cal, zero);
+             blocking ? "true" : "false", allreduce ? "true" : "false", cal, zero);
     parse_valid_job(text, job);
+}
+
+static void z3_job(struct ts_job *job, int zero, bool blocking, double scale)
+{
+    z3_job_ar(job, zero, blocking, scale, false);
 }
 
 /* Time of one collective on the job's data-parallel group; *lat gets its latency part. */
@@ -173,12 +179,65 @@ static void zero3_comm_scale_multiplies_the_network_bandwidth_part_of_each_colle
     ts_step_plan_free(&p3);
 }
 
+/* zero3_grad_allreduce (DeepSpeed v0.3.13 .. v0.4.2 without contiguous gradients: stage3.py
+ * buffered_reduce_fallback): the gradients travel in backward order into 5e8-element buckets,
+ * a bucket flushed by one all-reduce when the next tensor would take it past 5e8. Backward
+ * order, by hand: the final norm (2h = 16384, the tied output's only tensor), then layer 2's
+ * fc2 bias 8192, fc2 268435456, fc1 bias 32768 (bucket A = 268492800; fc1's 268435456 would
+ * pass 5e8), fc1, the post-norm's two 8192, projection bias 8192, projection 67108864, QKV
+ * bias 24576 (B = 335593472; QKV's 201326592 would pass), QKV, the input norm's two 8192,
+ * layer 1's fc2 bias, fc2, fc1 bias (C = 469819392), fc1 .. QKV bias (D = B), QKV and the
+ * input norm with the embedding 270532608 (E = 471875584, flushed at the end). The five sum
+ * to the model's 1881374720 elements. Gathers are unchanged. */
+static void grad_allreduce_reduces_the_gradients_in_five_hundred_million_element_buckets(
+    void **state)
+{
+    (void)state;
+    struct ts_job ar, rs;
+    z3_job_ar(&ar, 3, true, 0, true);
+    z3_job(&rs, 3, true, 0);
+    struct ts_compute ca, cr;
+    struct ts_step_plan pa, pr;
+    build_plan(&ar, &ca, &pa);
+    build_plan(&rs, &cr, &pr);
+    const double buckets[5] = {268492800.0, 335593472.0, 469819392.0, 335593472.0, 471875584.0};
+    double sum = 0.0, t_ar = 0.0;
+    for (int i = 0; i < 5; i++) {
+        sum += buckets[i];
+        t_ar += coll(&ar, TS_COLL_ALLREDUCE, buckets[i], NULL) + copies(buckets[i], false);
+    }
+    double emb = 32000.0 * 8192 + 1024.0 * 8192;
+    assert_close(sum, 2 * (12.0 * 8192 * 8192 + 13 * 8192) + 16384 + emb, 1e-15, 0);
+    assert_close(ca.output.params, 16384, 1e-15, 0);
+    double t[NT];
+    layer_tensors(t);
+    double ag = 0.0, rs_sum = 0.0;
+    for (int i = 0; i < NT; i++) {
+        if (t[i] >= 1e5)
+            ag += ag_t(&ar, t[i]);
+        rs_sum += rs_t(&ar, t[i]);
+    }
+    double reag = ag_t(&ar, t[QKV_W]) + ag_t(&ar, t[PROJ_W]);
+    double emb_ag = ag_t(&ar, emb);
+    const struct ts_step_chunk *x = &pa.chunk[0];
+    assert_close(x->fwd_z3_s, pr.chunk[0].fwd_z3_s, 1e-12, 0);
+    assert_close(x->fwd_z3_s, 2 * ag + emb_ag, 1e-12, 0);
+    assert_close(x->bwd_z3_s, 2 * (ag + reag) + emb_ag + t_ar, 1e-12, 0);
+    /* The reduction costs more than the per-tensor reduce-scatters it replaces: an
+     * all-reduce moves twice a reduce-scatter's bytes. */
+    double emb_rs = rs_t(&ar, emb) + rs_t(&ar, 16384);
+    assert_true(t_ar > 2 * rs_sum + emb_rs);
+    ts_step_plan_free(&pa);
+    ts_step_plan_free(&pr);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(blocking_zero3_pays_every_tensor_collective_beside_the_compute),
         cmocka_unit_test(blocking_zero3_is_slower_than_prefetched_units),
         cmocka_unit_test(zero3_comm_scale_multiplies_the_network_bandwidth_part_of_each_collective),
+        cmocka_unit_test(grad_allreduce_reduces_the_gradients_in_five_hundred_million_element_buckets),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

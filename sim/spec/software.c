@@ -59,6 +59,12 @@
  *                                    the backward re-gathers the tensors its reuse distance
  *                                    released (DeepSpeed ZeRO-3 of v0.3.13 .. v0.5.10; sim/step
  *                                    plan.c z3_blocking has the sources)
+ *   zero3_grad_allreduce             bool (default false; needs zero3_blocking): the
+ *                                    gradients are all-reduced whole, one all-reduce per
+ *                                    5e8-element bucket in backward order, instead of
+ *                                    reduce-scattered tensor by tensor (DeepSpeed v0.3.13 ..
+ *                                    v0.4.2 defaults, contiguous_gradients false; sim/step
+ *                                    plan.c z3_allreduce_grads has the sources)
  *   grad_reduce_dtype                "fp32" | "bf16" | "accumulation" (as fp32_grads)
  *   cross_entropy_kernel             "vocab_parallel" (default: Megatron-LM's loss in fp32:
  *                                    six passes forward (e + 40 bytes per logit), logits + fp32
@@ -148,7 +154,7 @@ static const char *const sw_keys[] = {
     "fused", "launch", "comm_contention", "optimizer", "grad_reduce_dtype", "master_weights",
     "cross_entropy_kernel", "logit_metrics", "calibration", "moe_dispatcher", "moe_a2a_overlap",
     "validation", "max_published_mfu", "tp_fp8_allgather", "fsdp2_copies",
-    "context_parallel", "zero3_blocking", NULL,
+    "context_parallel", "zero3_blocking", "zero3_grad_allreduce", NULL,
 };
 static const char *const cp_keys[] = {"rotate", "repeat_kv", "grad_dtype", NULL};
 static const char *const launch_keys[] = {"host_dispatch", "kernel_latency", NULL};
@@ -327,11 +333,19 @@ int ts_software_parse(const struct ts_jnode *node, struct ts_software *sw, struc
         (rc = ts_jnode_get_bool(node, "fsdp2_copies", TS_OPTIONAL, &m->fsdp2_copies, err)) ||
         (rc = ts_jnode_get_bool(node, "zero3_blocking", TS_OPTIONAL, &m->zero3_blocking,
                                 err)) ||
+        (rc = ts_jnode_get_bool(node, "zero3_grad_allreduce", TS_OPTIONAL,
+                                &m->zero3_grad_allreduce, err)) ||
         (rc = ts_jnode_get_quantity(node, "async_tp_hidden", TS_OPTIONAL, TS_DIM_NUMBER, 0.0, 1.0,
                                     &m->async_tp_hidden, err)) ||
         (rc = ts_jnode_get_int(node, "logit_metrics", TS_OPTIONAL, 0, 8, &m->logit_metrics, err)) ||
         (rc = ts_jnode_get_bool(node, "moe_a2a_overlap", TS_OPTIONAL, &sw->moe_a2a_overlap, err)))
         return rc;
+    struct ts_jnode z3ar;
+    if (m->zero3_grad_allreduce && !m->zero3_blocking &&
+        ts_jnode_child(node, "zero3_grad_allreduce", &z3ar))
+        return ts_err_at(err, z3ar.file, z3ar.path, "zero3_grad_allreduce needs "
+                         "\"zero3_blocking\": true (it changes that path's gradient reduction "
+                         "only)");
     int disp = sw->moe_dispatcher;
     if ((rc = ts_jnode_get_enum(node, "moe_dispatcher", TS_OPTIONAL, ts_moe_dispatcher_names,
                                 TS_MOE_DISPATCHER_COUNT, &disp, err)))

@@ -419,6 +419,10 @@ struct ts_sw_mech {
                                         //   overlap, one collective per tensor, backward
                                         //   re-gathers what its reuse distance released);
                                         //   false: per-unit prefetch as FSDP (sim/step plan.c)
+    bool zero3_grad_allreduce;          // zero3_blocking reduces the gradients by one all-reduce
+                                        //   per 5e8-element bucket instead of a reduce-scatter
+                                        //   per tensor (DeepSpeed v0.3.13 .. v0.4.2 defaults:
+                                        //   contiguous_gradients false)
     int n_cal;                          // per-device fitted compute scale (one constant)
     char cal_device[TS_SW_CAL_MAX][TS_NAME_MAX];
     double cal_scale[TS_SW_CAL_MAX];    // multiplies the accelerator's sustained_compute

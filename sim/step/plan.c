@@ -317,6 +317,54 @@ static double z3_copies(const struct ts_job *job, double bytes, bool gather)
     return (gather ? 3.0 : 6.0) * bytes / hbm;
 }
 
+/* DeepSpeed's default reduce_bucket_size, 5e8 elements (deepspeed/runtime/zero/constants.py,
+ * ZERO_OPTIMIZATION_REDUCE_BUCKET_SIZE_DEFAULT, v0.3.13). */
+#define Z3_REDUCE_BUCKET 5e8
+
+/* The backward's gradient reduction of a zero3_blocking chunk under software
+ * zero3_grad_allreduce: DeepSpeed v0.3.13 .. v0.4.2 (ZERO3_OPTIMIZATION_CONTIGUOUS_GRADIENTS_
+ * DEFAULT False in deepspeed/runtime/zero/constants.py until v0.4.3, 2021-07-12) reduces
+ * without contiguous gradients: stage3.py FP16_DeepSpeedZeroOptimizer_Stage3
+ * reduce_independent_p_g_buckets_and_remove_grads appends each ready gradient to the bucket
+ * and calls reduce_ipg_grads first when the bucket would pass reduce_bucket_size;
+ * reduce_ipg_grads then takes buffered_reduce_fallback(None, ...) -> allreduce_no_retain ->
+ * allreduce_and_copy -> allreduce_bucket, which flattens the bucket, divides it by the world
+ * size and dist.all_reduce's it whole (allreduce_bucket forces rank = None), then copies it
+ * back into the gradients (unflatten, copy_): one all-reduce per bucket (a ring moves 2(n-1)/n
+ * of the bytes through each link, twice a reduce-scatter's) and 6 memory passes per reduced
+ * byte (flatten, div_, copy back: a read and a write each, z3_copies). The buckets follow the
+ * backward's order: the output layer, the layers from the last (each layer's tensors in
+ * `sizes`, already in backward order), the embedding. Owning ranks then copy their partition
+ * out (partition_previous_reduced_grads: 1/n of the bytes, left out). Returns the
+ * reduction's time, serialized with everything else as the per-tensor path is. */
+static double z3_allreduce_grads(const struct ts_job *job, const struct ts_group *shard,
+                                 const struct ts_group *replicas, int layers, const double *sizes,
+                                 int ns, double out_params, double embed_params, double g_bytes,
+                                 double z3k)
+{
+    double t = 0.0, bucket = 0.0;
+    int total = ns * layers + 2;
+    for (int k = 0; k <= total; k++) {
+        double e;
+        if (k == 0)
+            e = out_params;
+        else if (k == total - 1)
+            e = embed_params;
+        else if (k == total)
+            e = 0.0;                       /* end of the backward: the last bucket */
+        else
+            e = sizes[(k - 1) % ns];
+        if (bucket > 0 && (k == total || bucket + e > Z3_REDUCE_BUCKET)) {
+            struct ts_coll_cost ar;
+            z3_reduce_cost(&job->system, TS_COLL_ALLREDUCE, shard, replicas, bucket * g_bytes, &ar);
+            t += z3_time(&ar, z3k) + z3_copies(job, bucket * g_bytes, false);
+            bucket = 0.0;
+        }
+        bucket += e;
+    }
+    return t;
+}
+
 /* ZeRO-3 as DeepSpeed v0.3.13 .. v0.5.10 (2021-03 .. 2022-01) runs it (software
  * zero3_blocking), for chunk x: every parameter tensor is gathered by its own all-gather
  * (Init._allgather_param in deepspeed/runtime/zero/partition_parameters.py, v0.3.13 12a53b4 to
@@ -417,6 +465,21 @@ static void z3_blocking(const struct ts_job *job, const struct ts_compute *c,
         if (head_params[i] >= Z3_PERSISTENCE_THRESHOLD)
             head_ag += z3_time(&ag, z3k) + z3_copies(job, head_params[i] * w_bytes, true);
         head_rs += z3_time(&rs, z3k) + z3_copies(job, head_params[i] * g_bytes, false);
+    }
+    if (job->parallel.sw.zero3_grad_allreduce) {
+        /* Bucketed all-reduce instead of the per-tensor reduce-scatters (z3_allreduce_grads). */
+        double sizes[16];
+        int ns = 0;
+        for (int i = n - 1; i >= 0; i--) {
+            int split = (m->ffn == TS_FFN_SWIGLU && i == n - 2) ? 2 : 1;
+            if (bi[i] > 0)
+                sizes[ns++] = bi[i] * scale;
+            for (int s = 0; s < split; s++)
+                sizes[ns++] = w[i] / split * scale;
+        }
+        rs_layer = 0.0;
+        head_rs = z3_allreduce_grads(job, shard, replicas, layers, sizes, ns, out_params,
+                                     embed_params, g_bytes, z3k);
     }
     /* Layers whose whole forward the backward re-runs: the full_every picks, or all of them
      * under full recomputation. */
