@@ -85,8 +85,12 @@ grep -q '^runner-up:' "$tmp/twot.out" && fail "table: a runner-up from the same 
 # ---------------------------------------------------------------- three profiles, two systems
 
 # megatron-fa3: megatron-core with FlashAttention-3 everywhere, which the A100 cannot run.
-sed -e 's/"name": "megatron-core"/"name": "megatron-fa3"/' -e 's/"attention": "device"/"attention": "fa3"/' \
-    "$ROOT/configs/software/megatron-core.json" >"$tmp/fa3.json"
+python3 - "$ROOT/configs/software/megatron-core.json" "$tmp/fa3.json" <<'EOF'
+import json, sys
+d = json.load(open(sys.argv[1]))
+d["name"], d["attention"] = "megatron-fa3", "fa3"
+json.dump(d, open(sys.argv[2], "w"), indent=2)
+EOF
 grep -q '"attention": "fa3"' "$tmp/fa3.json" || fail "setup: the FA3 profile was not made"
 sweep_file() {   # sweep_file OUT SYSTEMS SOFTWARE
     cat >"$1" <<EOF

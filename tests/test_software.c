@@ -237,6 +237,42 @@ static void attention_efficiency_matches_the_published_table_points(void **state
     assert_false(a.attn[TS_ATTN_FA3].present);
 }
 
+/* Blackwell's cuDNN table is the cuDNN frontend's GB200 run (cuDNN 9.18, head dim 128): TFLOP/s
+ * over GB200's 2500 bf16 peak, on every Blackwell part; megatron-core runs it on Hopper only. */
+static void blackwell_cudnn_is_the_gb200_frontend_run_and_megatron_core_takes_cudnn_on_hopper_only(
+    void **state)
+{
+    (void)state;
+    struct ts_accel b;
+    struct ts_err err;
+    must_parse(ts_accel_load("b200-sxm", &b, &err), &err);
+    assert_int_equal(b.generation, TS_GEN_BLACKWELL);
+    assert_true(b.attn[TS_ATTN_CUDNN].present);
+    assert_false(b.attn[TS_ATTN_FA2].present);
+    /* llama3.1_20260126_110503.csv: causal forward at 8192 = 1563 TFLOP/s, causal backward at
+     * 2048 = 824 (x 2 / 2.5), no-mask forward at 32768 = 1756. */
+    assert_close(ts_attn_efficiency(&b, TS_ATTN_CUDNN, 8192, 128, true, false), 1563.0 / 2500.0, 1e-12, 0);
+    assert_close(ts_attn_efficiency(&b, TS_ATTN_CUDNN, 2048, 128, true, true), 824.0 / 2500.0 * 0.8,
+                 1e-12, 0);
+    assert_close(ts_attn_efficiency(&b, TS_ATTN_CUDNN, 32768, 128, false, false), 1756.0 / 2500.0,
+                 1e-12, 0);
+    /* Head dim 64 was not measured: the head-dim-128 curve. Below 2048 the 2048 value holds. */
+    assert_close(ts_attn_efficiency(&b, TS_ATTN_CUDNN, 4096, 64, true, false), 1297.0 / 2500.0, 1e-12, 0);
+    assert_close(ts_attn_efficiency(&b, TS_ATTN_CUDNN, 1024, 128, true, false), 1022.0 / 2500.0, 1e-12, 0);
+    /* megatron-core: cuDNN on Hopper (Transformer Engine prefers it on sm90+), the accelerator
+     * file's plateau on Ampere and Blackwell; the built-in defaults are the same. */
+    struct ts_job job;
+    must_parse(parse_llama("dgx-h100", "", &job, &err), &err);
+    assert_string_equal(job.software.name, "megatron-core");
+    assert_int_equal(ts_attention_resolve(&job.parallel, TS_GEN_HOPPER), TS_ATTN_CUDNN);
+    assert_int_equal(ts_attention_resolve(&job.parallel, TS_GEN_BLACKWELL), TS_ATTN_DEVICE);
+    assert_int_equal(ts_attention_resolve(&job.parallel, TS_GEN_AMPERE), TS_ATTN_DEVICE);
+    struct ts_software sw;
+    ts_software_defaults(&sw);
+    for (int g = 0; g < TS_GEN_COUNT; g++)
+        assert_int_equal(sw.mech.attention[g], job.parallel.sw.attention[g]);
+}
+
 static void a_file_without_generation_is_unknown_and_uses_its_flash_figures(void **state)
 {
     (void)state;
@@ -687,6 +723,7 @@ int main(void)
         cmocka_unit_test(an_explicit_parallel_key_beats_the_profile),
         cmocka_unit_test(megatron_core_reproduces_the_default_job_exactly),
         cmocka_unit_test(attention_efficiency_matches_the_published_table_points),
+        cmocka_unit_test(blackwell_cudnn_is_the_gb200_frontend_run_and_megatron_core_takes_cudnn_on_hopper_only),
         cmocka_unit_test(a_file_without_generation_is_unknown_and_uses_its_flash_figures),
         cmocka_unit_test(unfused_ops_add_the_extra_bytes_counted_by_hand),
         cmocka_unit_test(a_host_bound_pass_lasts_its_kernels_times_the_dispatch_cost),

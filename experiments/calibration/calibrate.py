@@ -138,6 +138,9 @@ def main():
         home = os.path.join(tmp, "home")
         shutil.copytree(os.path.join(ROOT, "models"), os.path.join(home, "models"))
         shutil.copytree(os.path.join(ROOT, "hardware"), os.path.join(home, "hardware"))
+        # The fit rows run on the shipped megatron-core profile (its attention kernels).
+        shutil.copytree(os.path.join(ROOT, "configs", "software"),
+                        os.path.join(home, "configs", "software"))
 
         # A100: grid over both constants on Korthikanti Table 4.
         best = None

@@ -83,6 +83,34 @@ def gen(dev, peak, d, notes):
     return {"device": dev, "peak": peak, "seq_len": SEQ, "curves": curves(d), "notes": notes}
 
 
+# Blackwell cuDNN SDPA through the cuDNN frontend (no framework in the timed region): GB200,
+# cuDNN 9.18.0, bf16, batch 1, 64 query / 8 key-value heads, head dim 128 (Llama 3.1 405B's
+# attention), TFLOP/s at BW_SEQ, from NVIDIA/cudnn-frontend benchmark/sdpa_benchmark_training/
+# results/gb200_918_only_cudnn/llama3.1_20260126_110503.csv. FLOPs counted as the FlashAttention-3
+# paper does (the benchmark's flops(): 4 b s^2 h d, halved under the causal mask, backward 2.5x
+# forward).
+BW_SEQ = [2048, 4096, 8192, 16384, 32768]
+BW_CUDNN = {'f128': [1232, 1569, 1675, 1746, 1756], 'b128': [1070, 1261, 1381, 1429, 1469],
+            'c128': [1022, 1297, 1563, 1646, 1686], 'cb128': [824, 1105, 1279, 1371, 1441]}
+B200_SRC = ("Blackwell: NVIDIA/cudnn-frontend, benchmark/sdpa_benchmark_training/results/"
+            "gb200_918_only_cudnn/llama3.1_20260126_110503.csv (cuDNN 9.18.0 through the cuDNN "
+            "frontend on GB200, 2500 TFLOP/s bf16; bf16, batch 1, 64 query / 8 key-value heads, head "
+            "dim 128, 2048-32768 tokens, causal and no mask, forward and backward; FLOPs counted as "
+            "above). Head dim 64 was not measured: it uses the head-dim-128 curves. The same "
+            "repository's PyTorch-SDPA run on B200 (artifacts/sdpa_bf16_benchmark_results_NVIDIA_B200.csv, "
+            "cuDNN 9.13, CUDA events around one framework call) is not used: its short-sequence "
+            "points include the framework's dispatch (at 512 tokens its backward is faster than its "
+            "forward).")
+
+
+def gen_b200(notes):
+    r = lambda v: [float(x) for x in v]
+    return {"device": "GB200", "peak": "2500 TFLOP/s", "seq_len": BW_SEQ,
+            "curves": [{"head_dim": 128, "causal": False, "fwd": r(BW_CUDNN['f128']), "bwd": r(BW_CUDNN['b128'])},
+                       {"head_dim": 128, "causal": True, "fwd": r(BW_CUDNN['c128']), "bwd": r(BW_CUDNN['cb128'])}],
+            "notes": notes}
+
+
 def write(name, desc, src, gens, notes):
     doc = {"name": name, "description": desc, "source": src, "notes": notes, "generations": gens}
     with open(name + '.json', 'w') as f:
@@ -111,9 +139,11 @@ write('fa3', 'FlashAttention-3 (flash-attn 3 Hopper kernels: warp specialisation
 write('cudnn', 'cuDNN fused flash attention (cuDNN 9 SDPA: Transformer Engine FusedAttention, the PyTorch '
       'SDPA cuDNN backend).',
       H_SRC + " cuDNN series. Ampere: no published cuDNN attention figures were found; Transformer Engine "
-      "selects FlashAttention-2 on sm80, so the ampere block repeats the fa2 ampere table (assumption).",
+      "selects FlashAttention-2 on sm80, so the ampere block repeats the fa2 ampere table (assumption). "
+      + B200_SRC,
       {"ampere": gen("A100 80GB SXM4", "312 TFLOP/s", A100_FA2, "= fa2 ampere (assumption)."),
-       "hopper": gen("H100 80GB SXM5", "989 TFLOP/s", H100['cudnn'], "cuDNN series.")}, CAUSAL_NOTE)
+       "hopper": gen("H100 80GB SXM5", "989 TFLOP/s", H100['cudnn'], "cuDNN series."),
+       "blackwell": gen_b200("cuDNN 9.18 on GB200; the causal backward is measured, not derived.")}, CAUSAL_NOTE)
 write('triton', 'Triton fused attention of 2024: the Triton fused-attention tutorial kernel the '
       'FlashAttention-3 paper benchmarks (for the 2022 FlashAttention-in-Triton kernel see triton-2022).',
       H_SRC + " Triton series for the forward. Its backward is not in Figure 6: the hopper backward is "
@@ -148,6 +178,8 @@ write('triton-2022', 'FlashAttention in Triton of 2022 (Tri Dao\'s flash_attn_tr
 write('xla', 'XLA fused attention on NVIDIA GPUs: XLA lowers fused attention to cuDNN flash attention '
       '(jax.nn.dot_product_attention implementation="cudnn"; MaxText attention "cudnn_flash_te").',
       "JAX documentation of jax.nn.dot_product_attention (implementation 'cudnn' calls cuDNN's fused "
-      "flash attention) and MaxText GPU configs (attention: cudnn_flash_te). Numbers = cudnn.json: " + H_SRC,
+      "flash attention) and MaxText GPU configs (attention: cudnn_flash_te). Numbers = cudnn.json: " + H_SRC
+      + " " + B200_SRC,
       {"ampere": gen("A100 80GB SXM4", "312 TFLOP/s", A100_FA2, "= cudnn ampere."),
-       "hopper": gen("H100 80GB SXM5", "989 TFLOP/s", H100['cudnn'], "= cudnn hopper.")}, CAUSAL_NOTE)
+       "hopper": gen("H100 80GB SXM5", "989 TFLOP/s", H100['cudnn'], "= cudnn hopper."),
+       "blackwell": gen_b200("= cudnn blackwell.")}, CAUSAL_NOTE)

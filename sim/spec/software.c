@@ -133,8 +133,12 @@ void ts_software_defaults(struct ts_software *sw)
     sw->fp32_grads = true;
     sw->grad_accum_fusion = true;
     struct ts_sw_mech *m = &sw->mech;
+    /* megatron-core's kernels: Transformer Engine prefers its cuDNN FusedAttention on sm90+
+     * (configs/software/megatron-core.json); the other generations use the accelerator file's
+     * flash_attention plateau. */
     for (int g = 0; g < TS_GEN_COUNT; g++)
         m->attention[g] = TS_ATTN_DEVICE;
+    m->attention[TS_GEN_HOPPER] = TS_ATTN_CUDNN;
     m->tp_overlap = TS_TPO_USERBUFFERS;
     m->optimizer = TS_OPT_FUSED;
     for (int i = 0; i < TS_FUSE_COUNT; i++)

@@ -265,7 +265,7 @@ struct ts_gemm_curve {
     double table[TS_CURVE_TABLE];           // efficiency at log_lo + i (log_hi - log_lo) / (TABLE - 1)
 };
 
-#define TS_ATTN_SEQ_MAX 8
+#define TS_ATTN_SEQ_MAX 12
 #define TS_ATTN_CURVES_MAX 6
 
 /* A fused attention kernel's published throughput on one device generation: TFLOP/s by
