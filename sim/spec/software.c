@@ -551,6 +551,8 @@ static int parse_attn_generation(const struct ts_jnode *root, enum ts_generation
     for (int i = 1; i < k->n_seq; i++)
         if (k->seq[i] <= k->seq[i - 1])
             return ts_err_at(err, sl.file, sl.path, "sequence lengths must ascend");
+    for (int i = 0; i < k->n_seq; i++)
+        k->log_seq[i] = log(k->seq[i]);
     if (!ts_jnode_child(&g, "curves", &cv))
         return ts_err_at(err, g.file, cv.path, "required key is missing");
     if ((rc = ts_jnode_expect_array(&cv, err)))
@@ -646,10 +648,7 @@ static double interp(const double *x, const double *y, int n, double v)
 static double curve_at(const struct ts_attn_kernel *k, const struct ts_attn_curve *c, double seq,
                        bool bwd)
 {
-    double lx[TS_ATTN_SEQ_MAX];
-    for (int i = 0; i < k->n_seq; i++)
-        lx[i] = log(k->seq[i]);
-    return interp(lx, bwd ? c->bwd : c->fwd, k->n_seq, log(seq));
+    return interp(k->log_seq, bwd ? c->bwd : c->fwd, k->n_seq, log(seq));
 }
 
 double ts_attn_efficiency(const struct ts_accel *a, enum ts_attention kind, double seq,

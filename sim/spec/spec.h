@@ -285,6 +285,7 @@ struct ts_attn_kernel {
     double peak_flops;              // 16-bit dense peak of the benchmark device, FLOP/s
     int n_seq;
     double seq[TS_ATTN_SEQ_MAX];    // ascending sequence lengths, e.g. 512 .. 16384
+    double log_seq[TS_ATTN_SEQ_MAX];// log(seq[i]), for the lookups
     int n_curves;
     struct ts_attn_curve curves[TS_ATTN_CURVES_MAX];
 };
