@@ -80,6 +80,12 @@ has_sections run_report "$tmp/run.html"
 has_charts run_report "$tmp/run.html" attribution cdf cost timeline
 expect_in "$tmp/run.html" "A single job has no Pareto front" "a run says why it has no front"
 ls "$tmp"/.run.html* >/dev/null 2>&1 && fail "run_report: a temporary file was left beside the page"
+# The same inputs write the same bytes: no chart names the temporary data files it was drawn
+# from (gnuplot titles an untitled plot with its file and columns).
+grep -q "trainsim-plot" "$tmp/run.html" && fail "run_report: the page names a temporary plot file"
+run run_report2 run "$JOB" --report "$tmp/run2.html" --format json
+expect_rc run_report2 0
+cmp -s "$tmp/run.html" "$tmp/run2.html" || fail "run_report: two runs of the same job wrote different pages"
 # the page's answer is the JSON's
 cost=$(python3 -c "import json,sys; print('\${:,.0f}'.format(json.load(open(sys.argv[1]))['cost_total']))" "$tmp/run_report.out" 2>/dev/null)
 [ -n "$cost" ] && expect_in "$tmp/run.html" "expected cost $cost" "the page states the run's cost"

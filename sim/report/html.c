@@ -370,7 +370,7 @@ static void bill(struct page *pg, const cJSON *job)
                  "set ylabel 'share of GPU-hours billed (%%)'\nset yrange [0:*]\n"
                  "set xtics rotate by -35 nomirror\nset grid ytics\n"
                  "set xrange [-0.6:%d-0.4]\n"
-                 "plot '@DIR@/d0.dat' using 1:3:xtic(2) with boxes lc rgb '#3b6ea5'\n", n);
+                 "plot '@DIR@/d0.dat' using 1:3:xtic(2) with boxes lc rgb '#3b6ea5' notitle\n", n);
         chart(pg, "attribution", "Where the GPU-hours billed went (share of the total).", script,
               data, 1, 760, 380);
         ts_buf_free(&d);
@@ -729,7 +729,7 @@ static void timeline(struct page *pg, const struct ts_trace *tr)
              "set label 3 'pipeline send' at graph 0.22, graph 1.06 tc rgb '#2e8b57'\n"
              "set label 4 'data-parallel' at graph 0.38, graph 1.06 tc rgb '#8e44ad'\n"
              "set tmargin 2.5\n"
-             "plot '@DIR@/d0.dat' using 1:2:3:4:5 with boxxyerror fc palette\n", stages);
+             "plot '@DIR@/d0.dat' using 1:2:3:4:5 with boxxyerror fc palette notitle\n", stages);
     const char *data[] = {d.data};
     char cap[256];
     snprintf(cap, sizeof cap, "The simulated iteration of the answer: every forward and backward "
