@@ -48,6 +48,30 @@ for b in d["best_per_system"]:
 assert "decision" in d and isinstance(d["decision"]["tie"], bool)
 EOF
 
+# ---------------------------------------------------------------- the deadline with the model's error
+
+# The search checks a probabilistic deadline on the failures alone; the answer also says
+# where the quantile with the model's own error falls: the top-level combined quantile at
+# the deadline's probability (0.90 here, so p90), compared with the deadline. Off with
+# --no-model-uncertainty (nothing to add then).
+run dl sweep "$QUICK" --format json --no-progress
+expect_rc dl 0
+python3 - "$tmp/dl.out" <<'EOF' || fail "dl: deadline_check is not the combined quantile against the deadline"
+import json, sys
+d = json.load(open(sys.argv[1]))
+c = d["deadline_check"]
+assert c["deadline_s"] == 30 * 86400 and c["probability"] == 0.9, c
+assert c["checked_on"] == "failures alone"
+assert abs(c["with_model_error_s"] - d["time_quantiles"]["p90"]) <= 1e-6 * c["with_model_error_s"], c
+assert c["holds_with_model_error"] == (c["with_model_error_s"] <= c["deadline_s"])
+EOF
+run dl_t sweep "$QUICK" --format table --no-progress
+expect_rc dl_t 0
+expect_in "$tmp/dl_t.out" "deadline 30 d at probability 0.90: met on failures alone" "the table states the deadline check"
+run dl_off sweep "$QUICK" --format json --no-progress --no-model-uncertainty
+expect_rc dl_off 0
+grep -q '"deadline_check"' "$tmp/dl_off.out" && fail "dl_off: a deadline check without the model's error"
+
 # ---------------------------------------------------------------- closest miss
 
 # Deadlines no configuration meets, one so tight that no layout passes screening: the
