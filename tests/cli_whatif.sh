@@ -306,6 +306,11 @@ check_megatron mg_full
 expect_in "$tmp/mg_full.out" "--recompute-granularity full --recompute-method uniform --recompute-num-layers 1" "full recomputation"
 expect_in "$tmp/mg_full.out" "--fp8-format hybrid" "fp8"
 grep -qF -- "--use-distributed-optimizer" "$tmp/mg_full.out" && fail "zero 0 emits --use-distributed-optimizer"
+run mg_nemotron run "$ROOT/configs/validation/nemo-b200-nemotron4-15b-64gpu.json" --emit megatron
+expect_rc mg_nemotron 0
+check_megatron mg_nemotron
+expect_in "$tmp/mg_nemotron.out" "--squared-relu" "a squared-ReLU model (Nemotron-4) emits --squared-relu"
+grep -qF -- "--swiglu" "$tmp/mg_nemotron.out" && fail "a squared-ReLU model emits --swiglu"
 run mg_sweep sweep "$small" --no-progress --emit megatron
 expect_rc mg_sweep 0
 check_megatron mg_sweep

@@ -266,6 +266,46 @@ static void param_counts_match_published_llama_sizes(void **state)
     }
 }
 
+/* Squared ReLU (Nemotron-4) against GeLU at the same sizes: the same GEMMs, FLOPs and
+ * parameters; NeMo's relu-then-pow costs one more read and write of the fc1 output forward
+ * (2 e T f bytes) and one more pass of three backward (3 e T f). Hand accelerator: 1 TB/s at
+ * full efficiency, no launch latency. Nemotron-4 15B: 12.5B non-embedding + 3.2B embedding
+ * parameters (Parmar et al. 2024, arXiv 2402.16819, sec. 2). */
+static void squared_relu_adds_one_activation_pass_each_way_and_keeps_flops_and_params(void **state)
+{
+    (void)state;
+    const double T = 2.0 * 1024.0, f = 4096.0, e = 2.0;
+    struct ts_compute c[2];
+    struct ts_job job[2];
+    const char *ffn[2] = {"gelu", "squared_relu"};
+    for (int i = 0; i < 2; i++) {
+        job_from_json(&job[i],
+                      "{\"model\": {\"name\": \"m\", \"layers\": 2, \"hidden\": 1024, "
+                      "\"heads\": 8, \"ffn_hidden\": 4096, \"ffn\": \"%s\", \"bias\": false, "
+                      "\"position_embedding\": \"rope\", \"vocab\": 1024, \"seq_len\": 1024}, "
+                      "\"system\": " HAND_SYSTEM ", \"gpus\": 1, \"global_batch\": 2, "
+                      "\"precision\": \"bf16\", \"parallel\": {\"microbatch\": 2}}",
+                      ffn[i]);
+        ts_compute_build(&job[i], &c[i]);
+    }
+    assert_int_equal(job[1].model.ffn, TS_FFN_SQUARED_RELU);
+    assert_false(ts_ffn_gated(job[1].model.ffn));
+    assert_close(c[1].layer.fwd.flops, c[0].layer.fwd.flops, 0.0, 0.0);
+    assert_close(c[1].layer.bwd.flops, c[0].layer.bwd.flops, 0.0, 0.0);
+    assert_close(c[1].layer.fwd.gemm_s, c[0].layer.fwd.gemm_s, 1e-15, 0.0);
+    assert_close(c[1].layer.params, c[0].layer.params, 0.0, 0.0);
+    assert_close(c[1].layer.fwd.mem_s - c[0].layer.fwd.mem_s, 2.0 * e * T * f / 1e12, 1e-9, 0.0);
+    assert_close(c[1].layer.bwd.mem_s - c[0].layer.bwd.mem_s, 3.0 * e * T * f / 1e12, 1e-9, 0.0);
+    assert_close(c[1].layer.activation_bytes, c[0].layer.activation_bytes, 0.0, 0.0);
+
+    struct ts_job n;
+    struct ts_compute nc;
+    job_from_json(&n, "{\"model\": \"nemotron4-15b\", \"system\": \"dgx-b200\", \"gpus\": 8, "
+                      "\"global_batch\": 8}");
+    ts_compute_build(&n, &nc);
+    assert_close(ts_compute_param_count(&n, &nc), 15.7e9, 0.01, 0.0);
+}
+
 /* ---------------------------------------------------------------- microbatches in flight */
 
 /* Brute force: the most (forwards - backwards) outstanding over the stage's task order,
@@ -1316,6 +1356,7 @@ int main(void)
         cmocka_unit_test(layer_activations_equal_korthikanti_per_layer_formulas_exactly),
         cmocka_unit_test(param_counts_match_narayanan_eq2),
         cmocka_unit_test(param_counts_match_published_llama_sizes),
+        cmocka_unit_test(squared_relu_adds_one_activation_pass_each_way_and_keeps_flops_and_params),
         cmocka_unit_test(inflight_microbatches_equal_a_count_over_the_schedule),
         cmocka_unit_test(zero_stages_shard_weights_grads_and_optimizer_over_dp_times_cp),
         cmocka_unit_test(ring_attention_is_cp_chunk_calls_plus_fp32_merges),

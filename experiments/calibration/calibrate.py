@@ -68,7 +68,11 @@ TABLE4 = [
 ROWS = {
     "h100-sxm": ("dgx-h100", "llama2-7b", 4096, 8, 128, 1, {"tp": 1, "pp": 1}, 16934,
                  "NVIDIA NeMo 24.12 performance summary, DGX-H100 FP8, LLAMA2-7B, 8 GPUs"),
-    "b200-sxm": ("dgx-b200", "llama3-8b", 8192, 8, 128, 2, {"tp": 1, "pp": 1}, 26006,
+    # NeMo 2.2.0 (the 25.02 container) performance scripts reduce FP8 runs' gradients in bf16
+    # (grad_reduce_in_fp32 False: NVIDIA/NeMo v2.2.0 scripts/llm/performance/pretrain_llama3_8b.py,
+    # commit 78f445f, 2025-01-30); the 24.12 container's NeMo 2.1.0 predates it (fp32).
+    "b200-sxm": ("dgx-b200", "llama3-8b", 8192, 8, 128, 2,
+                 {"tp": 1, "pp": 1, "grad_reduce_dtype": "bf16"}, 26006,
                  "NVIDIA NeMo 25.02 performance summary, DGX-B200 FP8, LLAMA3-8B, 8 GPUs"),
 }
 

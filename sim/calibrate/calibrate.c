@@ -801,13 +801,13 @@ int ts_calibrate_layer_gemms(const struct ts_model *m, int tp, int microbatch, i
     double T = (double)microbatch * seq;
     int a_l = m->heads / tp;
     int g_l = m->kv_heads >= tp ? m->kv_heads / tp : 1;
-    double f_l = (double)m->ffn_hidden / tp * (m->ffn == TS_FFN_SWIGLU ? 2.0 : 1.0);
+    double f_l = (double)m->ffn_hidden / tp * (ts_ffn_gated(m->ffn) ? 2.0 : 1.0);
     double qkv_n = (double)(a_l + 2 * g_l) * m->head_dim;
     double ctx = (double)a_l * m->head_dim, h = m->hidden, f = (double)m->ffn_hidden / tp;
     if (T > INT_MAX / 2 || qkv_n > INT_MAX / 2 || f_l > INT_MAX / 2)
         return ts_err_set(err, TS_ERR_INPUT, "layer too large to execute (%g tokens)", T);
     int Ti = (int)T, hi = (int)h, qi = (int)qkv_n, ci = (int)ctx, f1 = (int)f_l, f2 = (int)f;
-    bool sw = m->ffn == TS_FFN_SWIGLU;
+    bool sw = ts_ffn_gated(m->ffn);
     int k = 0;
     /* forward, Y = X W^T with weights stored out x in */
     set_gemm(&out[k++], "qkv", Ti, qi, hi, false, true, false);

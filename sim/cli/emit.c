@@ -52,6 +52,8 @@ void ts_cli_emit_megatron(const struct ts_job *job, struct ts_buf *b, FILE *note
     }
     if (m->ffn == TS_FFN_SWIGLU)
         arg_flag(b, "--swiglu");
+    else if (m->ffn == TS_FFN_SQUARED_RELU)
+        arg_flag(b, "--squared-relu");
     if (!m->bias)
         arg_flag(b, "--disable-bias-linear");
     if (!m->tied_embeddings)

@@ -635,6 +635,22 @@ static void permute_pass(const struct kern *k, const struct shape *sh, struct ts
         stream(k, p, 2.0 * e * sh->m_tot * h / 1.0);
 }
 
+/* Squared ReLU as NeMo runs it: nemo/collections/llm/fn/activation.py squared_relu =
+ * torch.pow(F.relu(x), 2), which megatron/core/transformer/mlp.py applies as activation_func
+ * outside bias_activation_fusion (that fuses GeLU and SwiGLU only). Two element-wise kernels
+ * where the activation's streamed cost counts one: forward relu then pow, one more read and
+ * write of the activations (`act_bytes`); backward PowBackward (gradient and saved relu output in,
+ * gradient out) and ThresholdBackward (the same three), one more pass of three. Stacks that
+ * compile the MLP (torch.compile) would fuse them; trainsim charges the two kernels on every
+ * stack (an overestimate of one pass there). */
+static void squared_relu_extra(const struct kern *k, const struct ts_model *m, struct ts_pass *p,
+                               double act_bytes, bool bwd)
+{
+    if (m->ffn != TS_FFN_SQUARED_RELU)
+        return;
+    unfused(k, p, (bwd ? 3.0 : 2.0) * act_bytes, 1.0);
+}
+
 /* Forward of the MoE block's ops (fc1: router, permutation, expert and shared fc1; act;
  * fc2: expert and shared fc2, unpermutation). The all-to-alls and the expert-tensor-parallel
  * collectives between them are priced by the step plan. */
@@ -642,7 +658,7 @@ static void moe_fwd(const struct kern *k, const struct shape *sh, const struct t
                     unsigned ops, struct ts_pass *p, double w)
 {
     double e = sh->e, T = sh->T, h = sh->h;
-    double gate = m->ffn == TS_FFN_GELU ? 1.0 : 2.0;
+    double gate = ts_ffn_gated(m->ffn) ? 2.0 : 1.0;
     if (ops & OP_BIT(OP_FC1)) {
         if (sh->route) {
             router_fwd(k, sh, p);
@@ -653,12 +669,15 @@ static void moe_fwd(const struct kern *k, const struct shape *sh, const struct t
             linear(k, p, T, gate * sh->fs_l, h, e);                // shared experts fc1
     }
     if (ops & OP_BIT(OP_ACT)) {
-        double per = m->ffn == TS_FFN_GELU ? 2.0 : 3.0;
+        double per = ts_ffn_gated(m->ffn) ? 3.0 : 2.0;
         stream(k, p, per * e * sh->m_tot * sh->fe_l);              // activation
-        if (m->ffn != TS_FFN_GELU && !k->fused[TS_FUSE_SWIGLU])
+        if (ts_ffn_gated(m->ffn) && !k->fused[TS_FUSE_SWIGLU])
             unfused(k, p, w * 2.0 * e * sh->m_tot * sh->fe_l, w);
-        if (sh->fs_l > 0)
+        squared_relu_extra(k, m, p, e * sh->m_tot * sh->fe_l, false);
+        if (sh->fs_l > 0) {
             stream(k, p, per * e * T * sh->fs_l);
+            squared_relu_extra(k, m, p, e * T * sh->fs_l, false);
+        }
     }
     if (ops & OP_BIT(OP_FC2)) {
         grouped(k, sh, p, true, h, sh->fe_l, e);                    // experts fc2 (down)
@@ -673,7 +692,7 @@ static void moe_bwd(const struct kern *k, const struct shape *sh, const struct t
                     struct ts_pass *p)
 {
     double e = sh->e, T = sh->T, h = sh->h, w = 2.0;
-    double gate = m->ffn == TS_FFN_GELU ? 1.0 : 2.0;
+    double gate = ts_ffn_gated(m->ffn) ? 2.0 : 1.0;
     if (sh->route)
         permute_pass(k, sh, p, false);                              // unpermute backward
     grouped(k, sh, p, true, sh->fe_l, h, e);                        // experts fc2 dgrad
@@ -684,12 +703,15 @@ static void moe_bwd(const struct kern *k, const struct shape *sh, const struct t
         linear(k, p, T, sh->fs_l, h, e);
         wgrad(k, sh, p, sh->fs_l, h, T);
     }
-    double per = m->ffn == TS_FFN_GELU ? 3.0 : 5.0;
+    double per = ts_ffn_gated(m->ffn) ? 5.0 : 3.0;
     stream(k, p, per * e * sh->m_tot * sh->fe_l);                   // activation backward
-    if (m->ffn != TS_FFN_GELU && !k->fused[TS_FUSE_SWIGLU])
+    if (ts_ffn_gated(m->ffn) && !k->fused[TS_FUSE_SWIGLU])
         unfused(k, p, w * 2.0 * e * sh->m_tot * sh->fe_l, w);
-    if (sh->fs_l > 0)
+    squared_relu_extra(k, m, p, e * sh->m_tot * sh->fe_l, true);
+    if (sh->fs_l > 0) {
         stream(k, p, per * e * T * sh->fs_l);
+        squared_relu_extra(k, m, p, e * T * sh->fs_l, true);
+    }
     grouped(k, sh, p, true, h, gate * sh->fe_l, e);                 // experts fc1 dgrad
     grouped(k, sh, p, false, h, gate * sh->fe_l, sh->wgrad_out);    // experts fc1 wgrad
     if (sh->wgrad_add > 0)
@@ -793,8 +815,8 @@ static double layer_fwd(const struct kern *k, const struct shape *sh, const stru
         qkv_n = ((q ? sh->a_l : 0.0) + (kk ? sh->g_l : 0.0) + (v ? sh->g_l : 0.0)) * sh->d;
         rope_n = ((q ? sh->a_l : 0.0) + (kk ? sh->g_l : 0.0)) * sh->d;
     }
-    double fc1_n = m->ffn == TS_FFN_GELU ? sh->f_l : 2.0 * sh->f_l;
-    if (m->ffn != TS_FFN_GELU &&
+    double fc1_n = ts_ffn_gated(m->ffn) ? 2.0 * sh->f_l : sh->f_l;
+    if (ts_ffn_gated(m->ffn) &&
         !((r->outs & TS_T_BIT(TS_T_MLP_GATE)) && (r->outs & TS_T_BIT(TS_T_MLP_UP))))
         fc1_n = sh->f_l;
     unsigned ops = r->ops;
@@ -831,13 +853,14 @@ static double layer_fwd(const struct kern *k, const struct shape *sh, const stru
     }
     if (sh->moe) {
         moe_fwd(k, sh, m, ops, p, w);                              // routed + shared experts
-    } else if (m->ffn == TS_FFN_GELU) {
+    } else if (!ts_ffn_gated(m->ffn)) {
         if (ops & OP_BIT(OP_FC1))
             linear(k, p, T, sh->f_l, h, e);                        // fc1
         if (ops & OP_BIT(OP_ACT)) {
-            stream(k, p, 2.0 * e * T * sh->f_l);                    // bias + GeLU
+            stream(k, p, 2.0 * e * T * sh->f_l);                    // bias + GeLU, relu^2
             if (m->bias && !k->fused[TS_FUSE_BIAS_ACT])
                 unfused(k, p, w * 2.0 * e * T * sh->f_l, w);
+            squared_relu_extra(k, m, p, e * T * sh->f_l, false);
         }
     } else {
         if (ops & OP_BIT(OP_FC1))
@@ -874,10 +897,11 @@ static double layer_bwd(const struct kern *k, const struct shape *sh, const stru
     } else {
     linear(k, p, T, sh->f_l, h, e);                                // fc2 dgrad
     wgrad(k, sh, p, sh->f_l, h, T);                               // fc2 wgrad
-    if (m->ffn == TS_FFN_GELU) {
-        stream(k, p, 3.0 * e * T * sh->f_l);                        // GeLU backward
+    if (!ts_ffn_gated(m->ffn)) {
+        stream(k, p, 3.0 * e * T * sh->f_l);                        // GeLU / relu^2 backward
         if (m->bias && !k->fused[TS_FUSE_BIAS_ACT])
             unfused(k, p, w * 2.0 * e * T * sh->f_l, w);
+        squared_relu_extra(k, m, p, e * T * sh->f_l, true);
         linear(k, p, T, h, sh->f_l, e);                            // fc1 dgrad
         wgrad(k, sh, p, h, sh->f_l, T);                           // fc1 wgrad
     } else {
@@ -920,7 +944,7 @@ static double layer_params(const struct ts_model *m, double a, double g, double 
 {
     double h = m->hidden, d = m->head_dim;
     double attn = m->mla.on ? mla_params(m, a) : h * (a + 2.0 * g) * d + a * d * h;
-    double mlp = (m->ffn == TS_FFN_GELU ? 2.0 : 3.0) * h * f;
+    double mlp = (ts_ffn_gated(m->ffn) ? 3.0 : 2.0) * h * f;
     double bias = m->bias ? (a + 2.0 * g) * d + h + f + h : 0.0;
     double norms = 2.0 * h * (m->bias ? 2.0 : 1.0);
     return attn + mlp + bias + norms;
@@ -932,8 +956,8 @@ static double layer_params(const struct ts_model *m, double a, double g, double 
 static double expert_params(const struct ts_model *m, double n, double f)
 {
     double h = m->hidden;
-    double per = (m->ffn == TS_FFN_GELU ? 2.0 : 3.0) * h * f +
-                 (m->bias ? (m->ffn == TS_FFN_GELU ? f : 2.0 * f) + h : 0.0);
+    double per = (ts_ffn_gated(m->ffn) ? 3.0 : 2.0) * h * f +
+                 (m->bias ? (ts_ffn_gated(m->ffn) ? 2.0 * f : f) + h : 0.0);
     return n * per;
 }
 
@@ -947,7 +971,7 @@ static double moe_layer_params(const struct ts_model *m, double a, double g, dou
     const struct ts_moe *e = &m->moe;
     double h = m->hidden, d = m->head_dim;
     double attn = m->mla.on ? mla_params(m, a) : h * (a + 2.0 * g) * d + a * d * h;
-    double mlp = (m->ffn == TS_FFN_GELU ? 2.0 : 3.0) * h * fs + expert_params(m, n, f);
+    double mlp = (ts_ffn_gated(m->ffn) ? 3.0 : 2.0) * h * fs + expert_params(m, n, f);
     double bias = m->bias ? (a + 2.0 * g) * d + h + (fs > 0 ? fs + h : 0.0) : 0.0;
     double norms = 2.0 * h * (m->bias ? 2.0 : 1.0);
     bool route = e->experts > 1 || e->top_k > 1;
@@ -1024,8 +1048,8 @@ static double tensor_bytes(const struct shape *sh, const struct ts_job *job, boo
         return sh->drop * Tn * h;
     case TS_T_MLP_GATE:
         if (sh->moe)
-            return m->ffn == TS_FFN_GELU ? 0.0 : e * (sh->m_tot * sh->fe_l + T * sh->fs_l);
-        return m->ffn == TS_FFN_GELU ? 0.0 : e * T * sh->f_l;
+            return ts_ffn_gated(m->ffn) ? e * (sh->m_tot * sh->fe_l + T * sh->fs_l) : 0.0;
+        return ts_ffn_gated(m->ffn) ? e * T * sh->f_l : 0.0;
     case TS_T_MLP_UP:
         if (sh->moe)
             return e * (sh->m_tot * sh->fe_l + T * sh->fs_l);
@@ -1183,7 +1207,7 @@ static double layer_flops_token(const struct ts_model *m, bool moe, double s_kv)
                + 4.0 * s_kv * m->heads * d                     // scores + context
                + 2.0 * m->heads * d * h;                       // projection
     }
-    double per = m->ffn == TS_FFN_GELU ? 4.0 : 6.0;
+    double per = ts_ffn_gated(m->ffn) ? 6.0 : 4.0;
     if (!moe)
         return attn + per * h * m->ffn_hidden;
     const struct ts_moe *e = &m->moe;
@@ -1549,7 +1573,7 @@ void ts_compute_build(const struct ts_job *job, struct ts_compute *c)
  * a foreach or per-tensor optimizer launches kernels over. */
 static double layer_tensors(const struct ts_model *m)
 {
-    double weights = 4.0 + (m->ffn == TS_FFN_GELU ? 2.0 : 3.0) + 2.0;   // q k v o, MLP, 2 norms
+    double weights = 4.0 + (ts_ffn_gated(m->ffn) ? 3.0 : 2.0) + 2.0;   // q k v o, MLP, 2 norms
     return m->bias ? 2.0 * weights : weights;
 }
 

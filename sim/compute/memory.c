@@ -83,7 +83,7 @@ void ts_memory_stage(const struct ts_job *job, const struct ts_compute *c, int s
              * gate and up); in backward that sub-module's unsharded gradient and the gradient
              * bucket (reduce_bucket_size default 5e8 elements). Sharded as the layer is. */
             const struct ts_model *m = &job->model;
-            double big = (double)m->ffn_hidden * m->hidden * (m->ffn == TS_FFN_SWIGLU ? 2 : 1);
+            double big = (double)m->ffn_hidden * m->hidden * (ts_ffn_gated(m->ffn) ? 2 : 1);
             double full_layer = c->layer_params_full > 0 ? c->layer_params_full : 1.0;
             double share = layer / full_layer;
             out->buffer_bytes = (fmax(big, fmin(1e9, full_layer)) + big + 5e8) * share * e;

@@ -269,7 +269,7 @@ struct ts_iteration;    /* step/step.h */
  * regime (software profile x device: the profile's `validation` entry for the device), a
  * relative error of the predicted throughput, predicted / published - 1, so a real run takes
  * (1 + e) times the predicted time; unvalidated regimes get the default band below, wider
- * than the rows of every validation experiment (together -13.0% .. +36.7%; set when the 216
+ * than the rows of every validation experiment (together -12.7% .. +36.7%; set when the 216
  * llm-foundry rows spanned -19.9% .. +37.9%). */
 #define TS_RUN_BAND_DEFAULT_MIN (-0.20)
 #define TS_RUN_BAND_DEFAULT_MAX 0.38

@@ -8,8 +8,8 @@
  * `validation` entry. Where no row was compared the band is TS_RUN_BAND_DEFAULT_*, kept
  * wider than every validation table's rows: it was set from the 216 llm-foundry rows of
  * experiments/validation-frameworks when they spanned -19.9% .. +37.9% (rounded outward); the
- * rows of all validation experiments together now span -13.0% (NeMo B200) .. +36.7%
- * (llm-foundry), so the default stays conservative. A throughput predicted too high by e
+ * rows of all validation experiments together now span -12.7% (MoE, GB200 GPT-OSS 120B
+ * BF16) .. +36.7% (llm-foundry), so the default stays conservative. A throughput predicted too high by e
  * means a real iteration takes (1 + e) times the predicted one, so replication i of the run
  * takes wall_i x (1 + e_i): exact for a failure-free run, first order with failures (their
  * count grows with the run's length in proportion). e_i is uniform on the band (the band is
@@ -51,7 +51,7 @@ void ts_run_model_band(const struct ts_job *job, bool on, struct ts_run_band *ou
     out->max_error = TS_RUN_BAND_DEFAULT_MAX;
     snprintf(out->source, sizeof out->source,
              "default: %s is not validated on %s; a band wider than every "
-             "validation table's rows (together -13.0%% .. +36.7%%)",
+             "validation table's rows (together -12.7%% .. +36.7%%)",
              sw->name[0] ? sw->name : "the software profile", job->system.accel.name);
 }
 

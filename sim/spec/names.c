@@ -3,7 +3,7 @@
  */
 #include "spec/spec.h"
 
-const char *const ts_ffn_names[TS_FFN_COUNT] = {"gelu", "swiglu"};
+const char *const ts_ffn_names[TS_FFN_COUNT] = {"gelu", "swiglu", "squared_relu"};
 const char *const ts_precision_names[TS_PREC_COUNT] = {"bf16", "fp16", "fp8", "fp32"};
 const char *const ts_schedule_names[TS_SCHED_COUNT] = {"gpipe", "1f1b", "interleaved"};
 const char *const ts_eager_loss_names[TS_EAGER_LOSS_COUNT] = {"off", "cross_entropy",
@@ -26,7 +26,7 @@ const char *const ts_pdim_names[TS_PDIM_COUNT] = {"tp", "cp", "dp", "pp"};
 const char *const ts_router_names[TS_ROUTER_COUNT] = {"softmax", "sigmoid"};
 _Static_assert(TS_ROUTER_COUNT == 2, "update ts_router_names");
 
-_Static_assert(TS_FFN_COUNT == 2, "update ts_ffn_names");
+_Static_assert(TS_FFN_COUNT == 3, "update ts_ffn_names");
 _Static_assert(TS_PREC_COUNT == 4, "update ts_precision_names");
 _Static_assert(TS_SCHED_COUNT == 3, "update ts_schedule_names");
 _Static_assert(TS_RECOMPUTE_COUNT == 3, "update ts_recompute_names");

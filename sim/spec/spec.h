@@ -34,8 +34,15 @@
 
 /* ---------------------------------------------------------------- enums and their names */
 
-enum ts_ffn { TS_FFN_GELU, TS_FFN_SWIGLU, TS_FFN_COUNT };
-extern const char *const ts_ffn_names[TS_FFN_COUNT];               // "gelu", "swiglu"
+enum ts_ffn { TS_FFN_GELU, TS_FFN_SWIGLU, TS_FFN_SQUARED_RELU, TS_FFN_COUNT };
+extern const char *const ts_ffn_names[TS_FFN_COUNT];    // "gelu", "swiglu", "squared_relu"
+
+/* Whether the MLP is gated (SwiGLU: gate, up, down) rather than two GEMMs around an
+ * element-wise activation (GeLU, squared ReLU). */
+static inline bool ts_ffn_gated(enum ts_ffn f)
+{
+    return f == TS_FFN_SWIGLU;
+}
 
 enum ts_precision { TS_PREC_BF16, TS_PREC_FP16, TS_PREC_FP8, TS_PREC_FP32, TS_PREC_COUNT };
 extern const char *const ts_precision_names[TS_PREC_COUNT];        // "bf16", "fp16", "fp8", "fp32"
@@ -219,7 +226,8 @@ struct ts_model {
     int kv_heads;               // key/value heads g (grouped-query attention); default heads
     int head_dim;               // per-head width d; default hidden / heads
     int ffn_hidden;             // MLP inner width f; default 4 * hidden
-    enum ts_ffn ffn;            // "gelu": 2 GEMMs; "swiglu": 3 (gate, up, down); default gelu
+    enum ts_ffn ffn;            // "gelu": 2 GEMMs; "swiglu": 3 (gate, up, down); "squared_relu":
+                                //   2 GEMMs around relu(x)^2 (Nemotron-4); default gelu
     int vocab;                  // vocabulary size V (unpadded), e.g. 50257
     int seq_len;                // training sequence length s, e.g. 2048
     bool tied_embeddings;       // output layer shares the input embedding; default false

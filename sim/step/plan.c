@@ -404,7 +404,7 @@ static void z3_blocking(const struct ts_job *job, const struct ts_compute *c,
     w[n] = h * (q + 2 * kv); bi[n++] = b * (q + 2 * kv);/* fused QKV */
     w[n] = q * h; bi[n++] = b * h;                      /* output projection */
     w[n] = h; bi[n++] = b * h;                          /* post-attention norm */
-    if (m->ffn == TS_FFN_SWIGLU) {
+    if (ts_ffn_gated(m->ffn)) {
         w[n] = 2 * h * f; bi[n++] = 0;                  /* gate and up: two tensors, below */
     } else {
         w[n] = h * f; bi[n++] = b * f;                  /* first MLP GEMM */
@@ -429,7 +429,7 @@ static void z3_blocking(const struct ts_job *job, const struct ts_compute *c,
     double ag_layer = 0.0, reag_layer = 0.0, rs_layer = 0.0, later = 0.0;
     for (int i = n - 1; i >= 0; i--) {
         struct ts_coll_cost cw, cb, rw, rb;
-        int split = (m->ffn == TS_FFN_SWIGLU && i == n - 2) ? 2 : 1;
+        int split = (ts_ffn_gated(m->ffn) && i == n - 2) ? 2 : 1;
         ts_comm_collective(sys, TS_COLL_ALLGATHER, shard, w[i] / split * scale * w_bytes, &cw);
         z3_reduce_cost(sys, TS_COLL_REDUCESCATTER, shard, replicas, w[i] / split * scale * g_bytes,
                        &rw);
@@ -471,7 +471,7 @@ static void z3_blocking(const struct ts_job *job, const struct ts_compute *c,
         double sizes[16];
         int ns = 0;
         for (int i = n - 1; i >= 0; i--) {
-            int split = (m->ffn == TS_FFN_SWIGLU && i == n - 2) ? 2 : 1;
+            int split = (ts_ffn_gated(m->ffn) && i == n - 2) ? 2 : 1;
             if (bi[i] > 0)
                 sizes[ns++] = bi[i] * scale;
             for (int s = 0; s < split; s++)
