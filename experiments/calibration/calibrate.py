@@ -25,7 +25,8 @@ Sources and method:
         (experiments/validation-hopper). H200 (same GH100 die, 700 W) takes H100's value,
         and so do H800, H100 NVL and H100 PCIe (no published training row; unvalidated).
   B200  The same on NeMo 25.02, DGX-B200, FP8, LLAMA3-8B on 8 GPUs (GBS 128, MBS 2,
-        seq 8192, TP 1): 26,006 tokens/s/GPU. GB200 and B300 take B200's value.
+        seq 8192, TP 1; gradients reduced in bf16, as NeMo 2.2.0's performance scripts set
+        them): 26,006 tokens/s/GPU. GB200 and B300 take B200's value.
   A100 PCIe and L40S take the A100 constants (L40S: sustained 1, element-wise by the ratio).
   AMD   no measurement: sustained_compute stays 1 (their GEMM curves top at the measured
         MAMF, which is already low), element-wise by the transferred ratio.
