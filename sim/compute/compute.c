@@ -639,10 +639,10 @@ static void permute_pass(const struct kern *k, const struct shape *sh, struct ts
  * torch.pow(F.relu(x), 2), which megatron/core/transformer/mlp.py applies as activation_func
  * outside bias_activation_fusion (that fuses GeLU and SwiGLU only). Two element-wise kernels
  * where the activation's streamed cost counts one: forward relu then pow, one more read and
- * write of the activations (`act_bytes`); backward PowBackward (gradient and saved relu output in,
- * gradient out) and ThresholdBackward (the same three), one more pass of three. Stacks that
- * compile the MLP (torch.compile) would fuse them; trainsim charges the two kernels on every
- * stack (an overestimate of one pass there). */
+ * write of the activations (`act_bytes`); backward PowBackward (gradient and saved relu
+ * output in, gradient out) and ThresholdBackward (the same three), one more pass of three.
+ * Stacks that compile the MLP (torch.compile) would fuse them; trainsim charges the two
+ * kernels on every stack (an overestimate of one pass there). */
 static void squared_relu_extra(const struct kern *k, const struct ts_model *m, struct ts_pass *p,
                                double act_bytes, bool bwd)
 {
