@@ -112,7 +112,8 @@ static int check_file(const char *relative)
     assert_int_equal(count, n);
 
     /* Over every row: mean and max |error|, and the share of rows on the more common side of
-     * zero (the errors must not all lean one way). */
+     * zero (the errors must not all lean one way). A row within 0.05% is a fit row reproducing
+     * its own figure: its sign is the bisection's rounding, so it counts for neither side. */
     const cJSON *overall = cJSON_GetObjectItem(doc, "overall");
     if (overall) {
         double sum = 0, worst = 0;
@@ -120,10 +121,10 @@ static int check_file(const char *relative)
         for (i = 0; i < n; i++) {
             sum += fabs(errors[i]);
             worst = fmax(worst, fabs(errors[i]));
-            pos += errors[i] > 0;
-            neg += errors[i] < 0;
+            pos += errors[i] >= 5e-4;
+            neg += errors[i] <= -5e-4;
         }
-        double share = (double)(pos > neg ? pos : neg) / n;
+        double share = pos + neg > 0 ? (double)(pos > neg ? pos : neg) / (pos + neg) : 0.0;
         double lim_mean = cJSON_GetObjectItem(overall, "mean_abs")->valuedouble;
         double lim_max = cJSON_GetObjectItem(overall, "max_abs")->valuedouble;
         double lim_sign = cJSON_GetObjectItem(overall, "max_sign_share")->valuedouble;
@@ -149,7 +150,7 @@ static void published_a100_runs_are_reproduced_within_the_validation_thresholds(
 static void published_hopper_and_blackwell_runs_are_reproduced_within_the_validation_thresholds(void **state)
 {
     (void)state;
-    assert_int_equal(check_file("experiments/validation-hopper/published.json"), 11);
+    assert_int_equal(check_file("experiments/validation-hopper/published.json"), 23);
 }
 
 static void llm_foundry_pytorch_fsdp_runs_are_reproduced_within_the_validation_thresholds(void **state)

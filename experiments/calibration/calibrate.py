@@ -24,9 +24,13 @@ Sources and method:
         kernel-throughput measurement. The other rows of that table are validation
         (experiments/validation-hopper). H200 (same GH100 die, 700 W) takes H100's value,
         and so do H800, H100 NVL and H100 PCIe (no published training row; unvalidated).
-  B200  The same on NeMo 25.02, DGX-B200, FP8, LLAMA3-8B on 8 GPUs (GBS 128, MBS 2,
-        seq 8192, TP 1; gradients reduced in bf16, as NeMo 2.2.0's performance scripts set
-        them): 26,006 tokens/s/GPU. GB200 and B300 take B200's value.
+  B200  The same on the NeMo 25.11 container (Megatron-Bridge v0.2.0), DGX-B200, FP8-CS,
+        LLAMA3_8B on 8 GPUs (GBS 128, MBS 2, seq 8192, TP 1; gradients reduced in bf16, as the
+        performance recipes set them): 30,624 tokens/s/GPU (Megatron-Bridge docs/performance-
+        summary-archive.md). GB200 and B300 take B200's value. The current release, not the
+        first Blackwell one: the same job ran at 26,006 tokens/s/GPU in NeMo 25.02 and at
+        29,994 in 25.09, so the 25.02 rows are validated under their own profile, nemo-2502,
+        whose one constant (compute_scale on b200-sxm) is fitted below on that 25.02 row.
   A100 PCIe and L40S take the A100 constants (L40S: sustained 1, element-wise by the ratio).
   AMD   no measurement: sustained_compute stays 1 (their GEMM curves top at the measured
         MAMF, which is already low), element-wise by the transferred ratio.
@@ -72,9 +76,22 @@ ROWS = {
     # NeMo 2.2.0 (the 25.02 container) performance scripts reduce FP8 runs' gradients in bf16
     # (grad_reduce_in_fp32 False: NVIDIA/NeMo v2.2.0 scripts/llm/performance/pretrain_llama3_8b.py,
     # commit 78f445f, 2025-01-30); the 24.12 container's NeMo 2.1.0 predates it (fp32).
+    # Megatron-Bridge v0.2.0 (the 25.11 container) reduces gradients in bf16 too
+    # (scripts/performance/configs/llama3/llama3_llm_pretrain.py: grad_reduce_in_fp32 False).
     "b200-sxm": ("dgx-b200", "llama3-8b", 8192, 8, 128, 2,
-                 {"tp": 1, "pp": 1, "grad_reduce_dtype": "bf16"}, 26006,
-                 "NVIDIA NeMo 25.02 performance summary, DGX-B200 FP8, LLAMA3-8B, 8 GPUs"),
+                 {"tp": 1, "pp": 1, "grad_reduce_dtype": "bf16"}, 30624,
+                 "NVIDIA NeMo 25.11 performance summary (Megatron-Bridge docs/performance-summary-"
+                 "archive.md at 067f987df03b), DGX-B200 FP8-CS, LLAMA3_8B, 8 GPUs"),
+}
+
+# Profiles of older releases: one compute_scale per device, on that release's row of the
+# device's calibration job. NeMo 2.2.0 (the 25.02 container) performance scripts reduce FP8
+# runs' gradients in bf16 (commit 78f445f, 2025-01-30).
+PROFILE_ROWS = {
+    ("nemo-2502", "b200-sxm"): (
+        ("dgx-b200", "llama3-8b", 8192, 8, 128, 2, {"tp": 1, "pp": 1, "grad_reduce_dtype": "bf16"},
+         26006, "NVIDIA NeMo 25.02 performance summary, DGX-B200 FP8, LLAMA3-8B, 8 GPUs "
+         "(configs/validation/nemo-b200-* name this profile)")),
 }
 
 
@@ -113,13 +130,32 @@ def set_constants(home, name, sustained, memory):
     json.dump(d, open(path, "w"), indent=2)
 
 
-def row_job(row):
+def row_job(row, software=None):
     system, model, seq, gpus, gbs, mbs, par, _, _ = row
     m = json.load(open(os.path.join(ROOT, "models", model + ".json")))
     m["seq_len"] = seq
     p = dict(par, microbatch=mbs, zero=1)
-    return {"model": m, "system": system, "gpus": gpus, "global_batch": gbs, "precision": "fp8",
-            "parallel": p}
+    job = {"model": m, "system": system, "gpus": gpus, "global_batch": gbs, "precision": "fp8",
+           "parallel": p}
+    if software:
+        job["software"] = software
+    return job
+
+
+def set_profile_scale(home, profile, device, scale, row=None):
+    """The profile file (in home, or the repository when row is given) with one
+    compute_scale for device; returns its path."""
+    base = ROOT if row else home
+    path = os.path.join(base, "configs", "software", profile + ".json")
+    d = json.load(open(path))
+    consts = [c for c in d["calibration"]["constants"] if c["device"] != device]
+    c = {"device": device, "compute_scale": round(scale, 4), "row": row or "being fitted"}
+    consts.append(c)
+    d["calibration"]["constants"] = consts
+    with open(path, "w") as f:
+        json.dump(d, f, indent=2)
+        f.write("\n")
+    return path
 
 
 def restate(source, path, sus, mem, ratio):
@@ -200,6 +236,26 @@ def main():
                   % (name, sus, row[8], published, d["tokens_per_s"] / row[3]))
         for name, src in SUSTAINED_FROM.items():
             constants[name] = (constants[src][0], constants[name][1])
+            set_constants(home, name, constants[name][0], constants[name][1])
+
+        # Older releases: bisection of the profile's compute_scale on its row.
+        scales = {}
+        for (profile, name), row in PROFILE_ROWS.items():
+            lo, hi = 0.5, 1.5
+            for _ in range(30):
+                mid = (lo + hi) / 2
+                set_profile_scale(home, profile, name, mid)
+                d = run(args.trainsim, home, tmp, row_job(row, profile), "row")
+                if d["tokens_per_s"] / row[3] > row[7]:
+                    hi = mid
+                else:
+                    lo = mid
+            scales[(profile, name)] = (lo + hi) / 2
+            set_profile_scale(home, profile, name, scales[(profile, name)])
+            d = run(args.trainsim, home, tmp, row_job(row, profile), "row")
+            print("%s on %s: compute_scale %.4f from %s: %d tokens/s/GPU published, %.0f predicted"
+                  % (profile, name, scales[(profile, name)], row[8], row[7],
+                     d["tokens_per_s"] / row[3]))
 
         print("\n| accelerator | sustained_compute | memory_efficiency |")
         print("|---|---|---|")
@@ -216,7 +272,11 @@ def main():
                 with open(path, "w") as f:
                     json.dump(d, f, indent=2)
                     f.write("\n")
-            print("\nwrote the constants to %s" % os.path.join(ROOT, ACC))
+            for (profile, name), scale in scales.items():
+                row = PROFILE_ROWS[(profile, name)]
+                set_profile_scale(home, profile, name, scale,
+                                  "%s: %d tokens/s/GPU" % (row[8], row[7]))
+            print("\nwrote the constants to %s and configs/software" % os.path.join(ROOT, ACC))
     finally:
         shutil.rmtree(tmp)
 

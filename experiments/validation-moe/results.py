@@ -106,7 +106,7 @@ def main():
               "the %d rows that are not fit rows: mean |error| %.1f%%; %d too fast, %d too "
               "slow." % (len(e), 100 * mean, 100 * mx, 100 * o["mean_abs"], 100 * o["max_abs"],
                          "" if ok else ", MISSED", len(held), 100 * hmean,
-                         sum(v > 0 for v in e), sum(v < 0 for v in e)), ""]
+                         sum(v > 0 for v in held), sum(v < 0 for v in held)), ""]
     if examined:
         lines += ["## Examined, not enforced", "",
                   "| table | row | profile | published | predicted | error | why not enforced |",
