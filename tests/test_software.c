@@ -7,6 +7,7 @@
 #include "test_helpers.h"
 
 #include "compute/compute.h"
+#include "run/run.h"
 #include "spec/spec.h"
 #include "step/step.h"
 
@@ -585,6 +586,45 @@ static void a_profile_constant_scales_compute_on_its_device_only(void **state)
 }
 
 
+/* A residual band stated for a precision applies to runs in that precision only; one without
+ * a precision applies to any; the precision's own band wins over the generic one. Two bands for
+ * the same device and precision are an error naming the second. */
+static void a_band_with_a_precision_validates_that_precision_only(void **state)
+{
+    (void)state;
+    const char *head = "\"software\": {\"name\": \"b\", \"description\": \"d\", \"source\": \"s\", "
+                       "\"validation\": [";
+    const char *fp8 = "{\"device\": \"h100-sxm\", \"precision\": \"fp8\", \"rows\": \"r8\", "
+                      "\"n_rows\": 3, \"min_error\": -0.05, \"max_error\": 0.02}";
+    const char *any = "{\"device\": \"h100-sxm\", \"rows\": \"ra\", \"n_rows\": 2, "
+                      "\"min_error\": -0.3, \"max_error\": 0.2}";
+    char extra[1024];
+    struct ts_job job;
+    struct ts_err err;
+    snprintf(extra, sizeof extra, "%s%s]}", head, fp8);
+    must_parse(parse_llama("dgx-h100", extra, &job, &err), &err);
+    assert_int_equal(job.software.n_bands, 1);
+    const struct ts_sw_band *b = ts_software_band(&job.software, "h100-sxm", TS_PREC_FP8);
+    assert_non_null(b);
+    assert_string_equal(b->rows, "r8");
+    assert_null(ts_software_band(&job.software, "h100-sxm", TS_PREC_BF16));
+    assert_null(ts_software_band(&job.software, "b200-sxm", TS_PREC_FP8));
+    /* The run (bf16, the helper's job) is then not validated: the default band. */
+    struct ts_run_band rb;
+    ts_run_model_band(&job, true, &rb);
+    assert_false(rb.validated);
+    snprintf(extra, sizeof extra, "%s%s, %s]}", head, any, fp8);
+    must_parse(parse_llama("dgx-h100", extra, &job, &err), &err);
+    assert_string_equal(ts_software_band(&job.software, "h100-sxm", TS_PREC_FP8)->rows, "r8");
+    assert_string_equal(ts_software_band(&job.software, "h100-sxm", TS_PREC_BF16)->rows, "ra");
+    ts_run_model_band(&job, true, &rb);
+    assert_true(rb.validated);
+    assert_close(rb.min_error, -0.3, 0, 0);
+    assert_close(rb.max_error, 0.2, 0, 0);
+    snprintf(extra, sizeof extra, "%s%s, %s]}", head, fp8, fp8);
+    expect_error(parse_llama("dgx-h100", extra, &job, &err), &err, "software.validation[1]");
+}
+
 /* The calibration rows still give their published figures with the shipped constants (a model
  * change that moves them needs experiments/calibration/calibrate.py --write): B200 on the NeMo
  * 25.11 Llama 3 8B row (30,624 tokens/s/GPU) under megatron-core, and the same job under
@@ -755,6 +795,7 @@ int main(void)
         cmocka_unit_test(attention_efficiency_matches_the_published_table_points),
         cmocka_unit_test(blackwell_cudnn_is_the_gb200_frontend_run_and_megatron_core_takes_cudnn_on_hopper_only),
         cmocka_unit_test(nemo_2502_is_megatron_core_but_for_its_one_b200_constant),
+        cmocka_unit_test(a_band_with_a_precision_validates_that_precision_only),
         cmocka_unit_test(a_file_without_generation_is_unknown_and_uses_its_flash_figures),
         cmocka_unit_test(unfused_ops_add_the_extra_bytes_counted_by_hand),
         cmocka_unit_test(a_host_bound_pass_lasts_its_kernels_times_the_dispatch_cost),

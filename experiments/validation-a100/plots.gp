@@ -14,8 +14,9 @@ set style fill solid 0.75 border -1
 set grid xtics
 set ytics nomirror font ",9"
 set yrange [0.4 : nrows + 0.6]
-set xrange [-16:16]
-set xtics 2
+set xrange [-emax:emax]
+xt = (emax > 16 ? 4 : 2)
+set xtics xt
 set bars 0
 set key off
 plot dat using ($3 / 2):1:($3 < 0 ? $3 : 0):($3 < 0 ? 0 : $3):($1 - 0.38):($1 + 0.38):($4 + 1):ytic(2) \

@@ -153,6 +153,9 @@ def main():
     # Plot settings gnuplot reads (variables by table index: tname1, lo1, ...).
     with open(os.path.join(a.out, "plotvars.gp"), "w") as f:
         f.write(f"ntables = {len(tables)}\nnrows = {len(recs)}\n")
+        # The error axis: +-16% unless a row lies outside it (in percent, to the next 4).
+        worst = max([abs(100 * r["error"]) for r in recs if r.get("error") is not None] + [0])
+        f.write(f"emax = {max(16, 4 * int(worst / 4 + 2))}\n")
         for ti, t in enumerate(tables, 1):
             tr = [r for r in recs if r["table"] == t]
             vals = [v for r in tr for v in (r["published"], r["predicted"])]

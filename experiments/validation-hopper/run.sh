@@ -14,7 +14,7 @@ set -euo pipefail
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 # shellcheck source=../common.sh
 . "$HERE/../common.sh"
-NAME="H100 / B200"
+NAME="H100 / B200 / GB200"
 TOOLS=$HERE/../validation-a100
 status=0
 python3 "$TOOLS/validate.py" "$HERE/published.json" "$OUT" --trainsim "$TRAINSIM" --root "$ROOT" || status=$?

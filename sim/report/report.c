@@ -516,9 +516,7 @@ static void validation_of(const struct ts_job *job, const struct ts_iteration *i
     const struct ts_software *sw = &job->software;
     const char *dev = job->system.accel.name;
     memset(v, 0, sizeof *v);
-    for (int i = 0; i < sw->n_bands; i++)
-        if (strcmp(sw->bands[i].device, dev) == 0)
-            v->band = &sw->bands[i];
+    v->band = ts_software_band(sw, dev, (int)job->precision);
     for (int i = 0; i < sw->n_mfu; i++)
         if (strcmp(sw->max_mfu[i].device, dev) == 0 && sw->max_mfu[i].precision == (int)job->precision)
             v->mfu = &sw->max_mfu[i];
@@ -546,6 +544,8 @@ static cJSON *validation_json(const struct ts_job *job, const struct ts_iteratio
         add_num(b, "max_error", v.band->max_error);
         add_num(b, "rows", v.band->n_rows);
         cJSON_AddStringToObject(b, "source", v.band->rows);
+        if (v.band->precision >= 0)
+            cJSON_AddStringToObject(b, "precision", ts_precision_names[v.band->precision]);
     }
     if (v.mfu) {
         cJSON *m = cJSON_AddObjectToObject(o, "max_published_mfu");
@@ -564,11 +564,14 @@ void ts_report_validation_text(const struct ts_job *job, const struct ts_iterati
     const char *dev = job->system.accel.name;
     ts_buf_printf(o, "\nSoftware %s on %s\n", job->software.name, dev);
     if (v.band)
-        ts_buf_printf(o, "    validated: %s %+.0f%% .. %+.0f%% over %d published rows (%s)\n", dev,
+        ts_buf_printf(o, "    validated: %s%s%s %+.0f%% .. %+.0f%% over %d published rows (%s)\n", dev,
+                      v.band->precision >= 0 ? " in " : "",
+                      v.band->precision >= 0 ? ts_precision_names[v.band->precision] : "",
                       100 * v.band->min_error, 100 * v.band->max_error, v.band->n_rows, v.band->rows);
     else
-        ts_buf_printf(o, "    not validated: no published %s row on %s has been compared; treat "
-                      "the prediction as unverified\n", job->software.name, dev);
+        ts_buf_printf(o, "    not validated: no published %s row on %s in %s has been compared; "
+                      "treat the prediction as unverified\n", job->software.name, dev,
+                      ts_precision_names[job->precision]);
     if (!job->system.accel.generation_given)
         ts_buf_printf(o, "    warning: %s states no \"generation\"; attention kernels run at its "
                       "flash_attention figures\n", dev);

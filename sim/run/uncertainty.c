@@ -38,21 +38,23 @@ void ts_run_model_band(const struct ts_job *job, bool on, struct ts_run_band *ou
     memset(out, 0, sizeof *out);
     out->on = on;
     const struct ts_software *sw = &job->software;
-    for (int i = 0; i < sw->n_bands; i++)
-        if (strcmp(sw->bands[i].device, job->system.accel.name) == 0) {
-            out->validated = true;
-            out->min_error = sw->bands[i].min_error;
-            out->max_error = sw->bands[i].max_error;
-            snprintf(out->source, sizeof out->source, "%s on %s: %s (%d rows)", sw->name,
-                     job->system.accel.name, sw->bands[i].rows, sw->bands[i].n_rows);
-            return;
-        }
+    const struct ts_sw_band *b = ts_software_band(sw, job->system.accel.name, (int)job->precision);
+    if (b) {
+        out->validated = true;
+        out->min_error = b->min_error;
+        out->max_error = b->max_error;
+        snprintf(out->source, sizeof out->source, "%s on %s%s%s: %s (%d rows)", sw->name,
+                 job->system.accel.name, b->precision >= 0 ? " in " : "",
+                 b->precision >= 0 ? ts_precision_names[b->precision] : "", b->rows, b->n_rows);
+        return;
+    }
     out->min_error = TS_RUN_BAND_DEFAULT_MIN;
     out->max_error = TS_RUN_BAND_DEFAULT_MAX;
     snprintf(out->source, sizeof out->source,
-             "default: %s is not validated on %s; a band wider than every "
+             "default: %s is not validated on %s in %s; a band wider than every "
              "validation table's rows (together -12.7%% .. +36.7%%)",
-             sw->name[0] ? sw->name : "the software profile", job->system.accel.name);
+             sw->name[0] ? sw->name : "the software profile", job->system.accel.name,
+             ts_precision_names[job->precision]);
 }
 
 void ts_run_model_factors(const struct ts_run_band *b, uint64_t seed, int n, double *factor)

@@ -236,16 +236,16 @@ void ts_sens_apply_sweep(struct ts_sweep *sw, enum ts_sens_input in, double m)
     }
 }
 
-bool ts_sens_throughput_range(const struct ts_software *sw, const char *device, double *lo,
-                              double *hi)
+bool ts_sens_throughput_range(const struct ts_software *sw, const char *device, int precision,
+                              double *lo, double *hi)
 {
-    for (int i = 0; i < sw->n_bands; i++)
-        if (strcmp(sw->bands[i].device, device) == 0) {
-            /* error = predicted / published - 1, so published / predicted = 1 / (1 + error). */
-            *lo = 1.0 / (1.0 + sw->bands[i].max_error);
-            *hi = 1.0 / (1.0 + sw->bands[i].min_error);
-            return true;
-        }
+    const struct ts_sw_band *b = ts_software_band(sw, device, precision);
+    if (b) {
+        /* error = predicted / published - 1, so published / predicted = 1 / (1 + error). */
+        *lo = 1.0 / (1.0 + b->max_error);
+        *hi = 1.0 / (1.0 + b->min_error);
+        return true;
+    }
     *lo = SENS_UNVALIDATED_LO;
     *hi = SENS_UNVALIDATED_HI;
     return false;
@@ -595,7 +595,8 @@ static int analyse(struct subject *s, struct ts_sensitivity *out, struct ts_err 
     const char *device = s->job ? s->job->system.accel.name
                                 : s->sw->systems[out->base.found ? out->base.system : 0].accel.name;
     double tlo, thi;
-    bool validated = ts_sens_throughput_range(sft, device, &tlo, &thi);
+    int precision = (int)(s->job ? s->job->precision : s->sw->precision);
+    bool validated = ts_sens_throughput_range(sft, device, precision, &tlo, &thi);
     for (int in = 0; in < TS_SENS_COUNT; in++) {
         struct ts_sens_row *r = &out->rows[out->n_rows++];
         memset(r, 0, sizeof *r);

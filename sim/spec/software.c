@@ -165,7 +165,8 @@ static const char *const launch_keys[] = {"host_dispatch", "kernel_latency", NUL
 static const char *const cal_keys[] = {"note", "constants", NULL};
 static const char *const const_keys[] = {"device", "compute_scale", "zero3_comm_scale", "row",
                                          NULL};
-static const char *const band_keys[] = {"device", "rows", "n_rows", "min_error", "max_error", NULL};
+static const char *const band_keys[] = {"device", "precision", "rows", "n_rows", "min_error",
+                                        "max_error", NULL};
 static const char *const mfu_keys[] = {"device", "precision", "mfu", "row", NULL};
 
 /* A kernel name a profile may use for "flash" (any fused kernel or "standard"). */
@@ -283,8 +284,11 @@ static int band_item(const struct ts_jnode *it, int i, void *ctx, struct ts_err 
 {
     struct ts_sw_band *b = &((struct ts_software *)ctx)->bands[i];
     int rc;
+    b->precision = -1;
     if ((rc = ts_jnode_check_keys(it, band_keys, err)) ||
         (rc = parse_string_item(it, "device", b->device, sizeof b->device, err)) ||
+        (rc = ts_jnode_get_enum(it, "precision", TS_OPTIONAL, ts_precision_names, TS_PREC_COUNT,
+                                &b->precision, err)) ||
         (rc = parse_string_item(it, "rows", b->rows, sizeof b->rows, err)) ||
         (rc = ts_jnode_get_int(it, "n_rows", TS_REQUIRED, 1, 100000, &b->n_rows, err)) ||
         (rc = ts_jnode_get_quantity(it, "min_error", TS_REQUIRED, TS_DIM_NUMBER, -1.0, 10.0,
@@ -292,10 +296,32 @@ static int band_item(const struct ts_jnode *it, int i, void *ctx, struct ts_err 
         (rc = ts_jnode_get_quantity(it, "max_error", TS_REQUIRED, TS_DIM_NUMBER, -1.0, 10.0,
                                     &b->max_error, err)))
         return rc;
+    const struct ts_software *sw = ctx;
+    for (int j = 0; j < i; j++)
+        if (strcmp(sw->bands[j].device, b->device) == 0 && sw->bands[j].precision == b->precision)
+            return ts_err_at(err, it->file, it->path, "a second band for %s%s%s; one per device "
+                             "and precision", b->device, b->precision >= 0 ? " in " : "",
+                             b->precision >= 0 ? ts_precision_names[b->precision] : "");
     if (b->max_error < b->min_error)
         return ts_err_at(err, it->file, it->path, "max_error %g is below min_error %g",
                          b->max_error, b->min_error);
     return TS_OK;
+}
+
+const struct ts_sw_band *ts_software_band(const struct ts_software *sw, const char *device,
+                                          int precision)
+{
+    const struct ts_sw_band *any = NULL;
+    for (int i = 0; i < sw->n_bands; i++) {
+        const struct ts_sw_band *b = &sw->bands[i];
+        if (strcmp(b->device, device) != 0)
+            continue;
+        if (b->precision == precision)
+            return b;
+        if (b->precision < 0 && !any)
+            any = b;
+    }
+    return any;
 }
 
 static int mfu_item(const struct ts_jnode *it, int i, void *ctx, struct ts_err *err)

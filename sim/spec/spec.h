@@ -545,6 +545,7 @@ struct ts_parallel {
 /* Residual band of a profile's published validation rows on one device. */
 struct ts_sw_band {
     char device[TS_NAME_MAX];   // accelerator name, e.g. "a100-sxm-80g"
+    int precision;              // enum ts_precision its rows ran in, or -1: any precision
     char rows[TS_SW_ROW_MAX];   // which rows, e.g. "Narayanan et al. SC21 Table 1, 10 rows"
     int n_rows;
     double min_error, max_error;// predicted / published - 1, e.g. -0.06 .. 0.09
@@ -575,6 +576,11 @@ struct ts_software {
     int n_mfu;
     struct ts_sw_mfu max_mfu[TS_SW_BANDS_MAX];
 };
+
+/* The profile's residual band for a run on `device` in `precision`: the band stated for that
+ * precision, else one stated for any precision, else NULL (not validated there). */
+const struct ts_sw_band *ts_software_band(const struct ts_software *sw, const char *device,
+                                          int precision);
 
 /* The built-in defaults (the megatron-core mechanisms; no name, no bands). */
 void ts_software_defaults(struct ts_software *sw);
