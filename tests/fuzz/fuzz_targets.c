@@ -253,12 +253,13 @@ static void check_cost(const struct ts_cost_result *c)
 }
 
 /* Keys whose value may be null in a report: no reason when feasible, no budget limit, no
- * job MTBF when nothing can fail, no best/closest configuration; in an imported model, an MLA
- * attention without query compression (q_lora_rank null, DeepSeek-V2-Lite). */
+ * job MTBF when nothing can fail, no best/closest configuration, no miss message when a sweep
+ * has an answer; in an imported model, an MLA attention without query compression
+ * (q_lora_rank null, DeepSeek-V2-Lite). */
 static bool null_allowed(const char *key)
 {
     static const char *const ok[] = {"reason", "limit", "job_mtbf_s", "job_mtbf_failures_s",
-                                     "best", "closest", "q_lora_rank", NULL};
+                                     "best", "closest", "message", "q_lora_rank", NULL};
     for (int i = 0; key && ok[i]; i++)
         if (strcmp(key, ok[i]) == 0)
             return true;
