@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Command-line tests of software profiles in `trainsim run`: the JSON report names the
 # profile and carries the `validation` object (validated pair with its residual band, an
-# unvalidated pair, a plausibility warning above the highest published MFU); the table
-# prints the same; FA3 on an A100 and an unknown profile exit 2 naming the file and path;
-# a sweep runs with one profile and refuses a parallel.attention of FA3 when an A100 system is
-# listed.
+# unvalidated pair, a plausibility warning above the highest published MFU, bands per
+# precision); the table prints the same; FA3 on an A100 and an unknown profile exit 2 naming
+# the file and path; a sweep runs with one profile and refuses a parallel.attention of FA3
+# when an A100 system is listed.
 #
 # usage: bash tests/cli_software.sh path/to/trainsim   (ctest passes the built binary)
 set -u
@@ -58,6 +58,25 @@ expect_in "$tmp/warn.out" '"mfu_above_published":  true' "plausibility warning"
 run warnt run "$tmp/warn.json" --format table
 expect_in "$tmp/warnt.out" "is above the highest published for low on a100-sxm-80g (5.0%, a made-up row)" \
     "plausibility warning in the table"
+
+# Bands are per precision: megatron-core's Blackwell rows are FP8, so the same job in FP8 is
+# validated (its band named "in fp8") and in BF16 is not, with no published MFU to compare.
+cp "$ROOT/configs/validation/nemo-gb200-nemotron4-15b-64gpu-2504.json" "$tmp/b8.json"
+sed 's/"precision": "fp8"/"precision": "bf16"/' "$tmp/b8.json" >"$tmp/b16.json"
+run b8 run "$tmp/b8.json" --format json
+expect_rc b8 0
+expect_in "$tmp/b8.out" '"validated":  true' "megatron-core on GB200 in fp8"
+grep -A6 '"residual_band"' "$tmp/b8.out" >"$tmp/b8.band"
+expect_in "$tmp/b8.band" '"precision":  "fp8"' "megatron-core on GB200 in fp8: the band's precision"
+run b8t run "$tmp/b8.json" --format table
+expect_in "$tmp/b8t.out" "validated: gb200 in fp8" "megatron-core on GB200 in fp8 (table)"
+run b16 run "$tmp/b16.json" --format json
+expect_rc b16 0
+expect_in "$tmp/b16.out" '"validated":  false' "megatron-core on GB200 in bf16"
+grep -q '"residual_band"' "$tmp/b16.out" && fail "megatron-core on GB200 in bf16: a band is reported"
+run b16t run "$tmp/b16.json" --format table
+expect_in "$tmp/b16t.out" "no published megatron-core row on gb200 in bf16" "GB200 bf16 (table)"
+expect_in "$tmp/b16t.out" "no published bf16 MFU of megatron-core on gb200 to compare" "GB200 bf16 MFU"
 
 # FA3 on an A100: exit 2 with the file and path.
 sed 's/"software": "megatron-lm-2021"/"software": "megatron-core"/; s/"recompute": "full",/"recompute": "full", "attention": "fa3",/' \

@@ -583,6 +583,9 @@ void ts_report_validation_text(const struct ts_job *job, const struct ts_iterati
         ts_buf_printf(o, "    warning: MFU %.1f%% is above the highest published for %s on %s "
                       "(%.1f%%, %s)\n", 100 * it->mfu, job->software.name, dev, 100 * v.mfu->mfu,
                       v.mfu->row);
+    else if (!v.mfu && it->feasible)
+        ts_buf_printf(o, "    no published %s MFU of %s on %s to compare this run's %.1f%% with\n",
+                      ts_precision_names[job->precision], job->software.name, dev, 100 * it->mfu);
 }
 
 cJSON *ts_report_run_json(const struct ts_run_output *r)
