@@ -10,10 +10,10 @@ Which rows: DGX-H100, DGX-B200 and DGX-GB200 (the systems trainsim has); precisi
 FP8-CS as published (MXFP8 and NVFP4 are not trainsim precisions; a row without a stated
 precision is left out); the primary figure of a cell, not the parenthesised variant; one row
 per configuration (system, model, GPUs, batch, microbatch, layout), from the newest release that
-published it. Rows that ran Megatron-FSDP (FSDP column non-zero) are listed by
---examined only: their recipes offload activations to the CPU (cpu_offloading_num_layers in
-Megatron-Bridge v0.2.0 scripts/performance/configs/llama3/workload_base_configs.py), which
-trainsim does not model.
+published it. Rows that ran Megatron-FSDP (FSDP column non-zero) become ZeRO-3 jobs when the
+release's recipe is known (FSDP_RECIPES: Megatron-FSDP "optim_grads_params", gradient
+accumulation fusion off, the recipe's activation offload as parallel.offload_layers); the others are
+listed by --examined only, with the reason.
 
 What every job states, from the recipes (NVIDIA-NeMo/Megatron-Bridge at v0.2.0: scripts/
 performance/configs/llama3/llama3_llm_pretrain.py, llama31/llama31_llm_pretrain.py;
@@ -53,6 +53,43 @@ LAYERS = {"llama3-405b": 126}
 PROFILE_2502 = "nemo-2502"
 
 
+# Megatron-FSDP rows: (release, system, model as published, GPUs, MBS, GBS) -> the recipe of that
+# release; FSDP_NOT_RUN: why the other Megatron-FSDP rows are not run.
+FSDP_RECIPES = {
+    ("25.07", "DGX-GB200", "LLAMA3-70B", "64", "1", "128"): {
+        "offload_layers": 0, "recompute_layers": 0,
+        "source": "NVIDIA/NeMo v2.4.0 (commit 2381f42f6979, 2025-07-25, the 25.07 container's "
+                  "NeMo) scripts/performance/recommended_model_configs/model_configs_gb200.csv, "
+                  "row pre_train llama3 70b gb200 fp8: TP 1 PP 1 CP 1 MBS 1 GBS 128, "
+                  "use_mcore_fsdp 1, recompute_layers 0, activation_offload_layers 0; "
+                  "scripts/performance/helpers.py set_mcore_fsdp_configs: "
+                  "data_parallel_sharding_strategy optim_grads_params (ZeRO-3), "
+                  "gradient_accumulation_fusion False"},
+    ("26.04.01", "DGX-GB200", "LLAMA3_70B", "64", "2", "256"): {
+        "offload_layers": 40, "recompute_layers": 0,
+        "source": "NVIDIA-NeMo/Megatron-Bridge v0.4.0 (commit 0fbfe7d3e970, 2026-04-16, the 26.04 "
+                  "containers' Bridge) scripts/performance/configs/llama/"
+                  "llama3_workload_base_configs.py LLAMA3_70B_PRETRAIN_CONFIG_GB200_FP8_CS_V2: "
+                  "GBS 256, MBS 2, use_megatron_fsdp True, cpu_offloading_num_layers 40; the same "
+                  "at 067f987df03b (src/megatron/bridge/perf_recipes/llama/gb200/llama3.py "
+                  "llama3_70b_pretrain_64gpu_gb200_fp8cs_config: optim_grads_params, "
+                  "gradient_accumulation_fusion False, cpu_offloading_weights False)"},
+}
+FSDP_NOT_RUN = {
+    ("25.07", "DGX-GB200", "LLAMA3.1-405B", "128", "1", "64"):
+        "NeMo v2.4.0 model_configs_gb200.csv runs it with GBS 256, not the published 64, and "
+        "offloads the activations of 95 of 126 layers (activation_offload_layers 95)",
+    ("25.11", "DGX-H100", "LLAMA3_8B", "8", "1", "128"):
+        "the table says FSDP 8 but the 25.11 recipe (Megatron-Bridge v0.2.0 "
+        "workload_base_configs.py LLAMA3_8B_H100_FP8_CS_BASE_CONFIG) runs no Megatron-FSDP and "
+        "recomputes 5 layers: the configuration is not known",
+}
+
+
+def fsdp_key(x):
+    return (x["release"], x["system"], x["model"], x["gpus"], x["mbs"], x["gbs"])
+
+
 def release_key(r):
     p = [int(t) for t in r.split(".")]
     return tuple(p + [0] * (3 - len(p)))
@@ -83,8 +120,9 @@ def select(rows):
                x["pp"], x["cp"], num(x["vp"], 1))
         if key not in best or release_key(x["release"]) > release_key(best[key]["release"]):
             best[key] = x
-    kept = [x for k, x in sorted(best.items()) if not k[5] and not skip(x)]
-    examined = [x for k, x in sorted(best.items()) if k[5]]
+    kept = [x for k, x in sorted(best.items())
+            if (not k[5] or FSDP_RECIPES.get(fsdp_key(x))) and not skip(x)]
+    examined = [x for k, x in sorted(best.items()) if k[5] and not FSDP_RECIPES.get(fsdp_key(x))]
     return kept, examined
 
 
@@ -95,8 +133,14 @@ def job_for(x):
     tp, pp, cp, vp = int(x["tp"]), int(x["pp"]), int(x["cp"]), num(x["vp"], 1)
     rel = x["release"]
     name = "nemo-%s-%s-%dgpu-%s" % (short, model, gpus, rel.replace(".", ""))
-    par = {"tp": tp, "pp": pp, "cp": cp, "microbatch": mbs, "zero": 1,
+    fsdp = FSDP_RECIPES.get(fsdp_key(x))
+    par = {"tp": tp, "pp": pp, "cp": cp, "microbatch": mbs, "zero": 3 if fsdp else 1,
            "grad_reduce_dtype": "bf16"}
+    if fsdp:
+        par["grad_accum_fusion"] = False
+        if fsdp["offload_layers"]:
+            par["offload_layers"] = fsdp["offload_layers"]
+        assert fsdp["recompute_layers"] == 0
     if tp > 1:
         par["sequence_parallel"] = True
         par["tp_comm_overlap"] = True
@@ -117,11 +161,15 @@ def job_for(x):
     desc = ("NVIDIA %s performance summary, section '%s', pre-training: %s on %d GPUs, %s, GBS %d, "
             "MBS %d, seq %s, TP %d PP %d CP %d VP %s -> %s tokens/s/GPU published. Source: %s, "
             "row: %s Recipe settings (experiments/validation-hopper/make_bridge_jobs.py): "
-            "distributed optimizer (zero 1), gradients reduced in bf16 (grad_reduce_in_fp32 "
+            "%s, gradients reduced in bf16 (grad_reduce_in_fp32 "
             "False)%s, no activation recomputation.%s"
             % (rel, x["table_heading"], x["model_as_published"], gpus, prec, gbs, mbs,
                x["seq_len"], tp, pp, cp, x["vp"], x["tokens_per_s_per_gpu"], where,
                x["raw_row"].strip(),
+               ("Megatron-FSDP (zero 3, no gradient accumulation fusion, %s; %s)"
+                % ("activations of the first %d layers offloaded to host memory"
+                   % fsdp["offload_layers"] if fsdp["offload_layers"] else "no activation offload",
+                   fsdp["source"])) if fsdp else "distributed optimizer (zero 1)",
                ", sequence parallelism and userbuffers TP overlap" if tp > 1 else "", split))
     job = {"name": name, "description": desc, "model": model, "system": system, "gpus": gpus,
            "global_batch": gbs, "precision": "fp8",
@@ -135,7 +183,7 @@ def main():
     if "--examined" in sys.argv:
         for x in examined:
             print(x["release"], x["system"], x["model"], x["gpus"], "FSDP", x["fsdp"],
-                  x["tokens_per_s_per_gpu"])
+                  x["tokens_per_s_per_gpu"], "--", FSDP_NOT_RUN.get(fsdp_key(x), "no recipe read"))
         return
     out = []
     span = {}

@@ -122,6 +122,8 @@ void ts_cli_emit_megatron(const struct ts_job *job, struct ts_buf *b, FILE *note
         arg_str(b, "--data-parallel-sharding-strategy",
                 p->zero == 2 ? "optim_grads" : "optim_grads_params");
     }
+    if (p->offload_layers > 0)      /* Transformer Engine's activation offload */
+        arg_int(b, "--cpu-offloading-num-layers", p->offload_layers);
     if (p->zero >= 1 && p->zero_group > 0 && p->dp * p->cp > p->zero_group)
         arg_int(b, "--num-distributed-optimizer-instances", p->dp * p->cp / p->zero_group);
     if (p->dp_overlap) {

@@ -294,6 +294,7 @@ static void parallel_defaults(struct explain *e, const struct ts_parallel *p, co
     add_num(e, "parallel.zero_group", p->zero_group, "default");
     add_num(e, "parallel.fsdp_unit_layers", p->fsdp_unit_layers, "default");
     add_num(e, "parallel.fsdp_prefetch", p->fsdp_prefetch, "default");
+    add_num(e, "parallel.offload_layers", p->offload_layers, "default");
     char order[32] = "";
     for (int i = 0; i < TS_PDIM_COUNT; i++) {
         strcat(order, i ? "," : "");

@@ -264,7 +264,22 @@ struct ts_memory {
     double reserved_bytes;      // context, NCCL and allocator reserve (accelerator file)
     double total_bytes;
     double inflight;            // microbatches (layer-chunks) whose activations are held
+    double offloaded_bytes;     // activations held in host memory (parallel.offload_layers);
+                                //   not part of total_bytes
 };
+
+/* Activation offload as Transformer Engine schedules it (AsyncDoubleBufferGroupOffloadHandler,
+ * transformer_engine/pytorch/cpu_offload.py): the first n of a stage's `layers` layers are
+ * copied out one group (layer) at a time on a side stream; group i's copy must be done when
+ * layer window(i) = (layers / n)(i + 1) - 1 (+ a share of layers % n) ends, and only then is
+ * group i + 1's copy issued; the backward reloads in the reverse order against the same
+ * windows. ts_offload_resident_layers: the most layers' activations on the GPU at once (the
+ * not offloaded layers so far plus the offloaded ones not yet copied out, or already
+ * reloaded); ts_offload_stall: the time the compute stream waits per pass, for per-layer
+ * compute layer_s and per-layer copy copy_s. n = 0: layers and 0. */
+int ts_offload_window(int layers, int n, int i);
+int ts_offload_resident_layers(int layers, int n);
+double ts_offload_stall(int layers, int n, double layer_s, double copy_s);
 
 /* Microbatches held in flight by stage `stage` under the job's schedule, in units of one
  * full stage's activations (interleaving: chunk-microbatches / v). From Megatron-LM's

@@ -9,6 +9,40 @@
 
 #include "compute/compute.h"
 
+int ts_offload_window(int layers, int n, int i)
+{
+    int r = layers % n;
+    return layers / n * (i + 1) - 1 + (i < r ? i + 1 : r);
+}
+
+int ts_offload_resident_layers(int layers, int n)
+{
+    if (n <= 0)
+        return layers;
+    int peak = 0;
+    for (int l = 0; l < layers; l++) {
+        /* at the end of layer l's forward (and, mirrored, during its backward) */
+        int held = l >= n ? l - n + 1 : 0;
+        for (int j = 0; j < n && j <= l; j++)
+            held += l <= ts_offload_window(layers, n, j);
+        peak = held > peak ? held : peak;
+    }
+    return peak;
+}
+
+double ts_offload_stall(int layers, int n, double layer_s, double copy_s)
+{
+    double stall = 0.0;
+    int prev = 0;
+    for (int i = 0; i < n; i++) {
+        /* copy i overlaps the layers between its issue and its window */
+        int w = ts_offload_window(layers, n, i);
+        stall += fmax(0.0, copy_s - (w - prev) * layer_s);
+        prev = w;
+    }
+    return stall;
+}
+
 double ts_memory_inflight(const struct ts_job *job, int stage)
 {
     const struct ts_parallel *par = &job->parallel;
@@ -117,6 +151,13 @@ void ts_memory_stage(const struct ts_job *job, const struct ts_compute *c, int s
         if (layers == moe_main && full == 0)
             out->activation_bytes = inflight * (moe * c->moe_layer.activation_bytes);
         out->buffer_bytes += 2.0 * c->moe_layer.moe.a2a_bytes;
+    }
+    /* Activation offload (pp 1, no recomputation: the job parser checks): the offloaded
+     * layers' tensors leave the GPU, but not all at once (ts_offload_resident_layers). */
+    if (par->offload_layers > 0 && layers > 0) {
+        double per_layer = out->activation_bytes / layers;
+        out->offloaded_bytes = per_layer * par->offload_layers;
+        out->activation_bytes = per_layer * ts_offload_resident_layers(layers, par->offload_layers);
     }
     /* While a layer's backward runs, the tensors its recomputation regenerated live too (one
      * layer at a time per GPU): the largest such set among the stage's layers. */

@@ -39,6 +39,7 @@ static cJSON *layout_json(const struct ts_job *job, int micro)
     ts_recompute_describe(p, rec, sizeof rec);
     cJSON_AddStringToObject(o, "recompute", rec);
     add_num(o, "zero", p->zero);
+    add_num(o, "offload_layers", p->offload_layers);
     cJSON_AddBoolToObject(o, "dp_overlap", p->dp_overlap);
     cJSON_AddBoolToObject(o, "tp_comm_overlap", p->tp_comm_overlap);
     cJSON_AddStringToObject(o, "attention", ts_attention_names[p->attention]);
@@ -676,6 +677,7 @@ cJSON *ts_report_run_json(const struct ts_run_output *r)
     add_num(mem, "buffers_bytes", it->memory.buffer_bytes);
     add_num(mem, "reserved_bytes", it->memory.reserved_bytes);
     add_num(mem, "microbatches_in_flight", it->memory.inflight);
+    add_num(mem, "offloaded_bytes", it->memory.offloaded_bytes);
     cJSON_AddItemToObject(o, "memory", mem);
 
     const struct ts_step_result *s = &it->step;
@@ -685,6 +687,7 @@ cJSON *ts_report_run_json(const struct ts_run_output *r)
     add_num(t, "exposed_tp_cp_s", s->exposed_tp_s);
     add_num(t, "exposed_pp_s", s->exposed_pp_s);
     add_num(t, "exposed_dp_s", s->exposed_dp_s);
+    add_num(t, "exposed_offload_s", s->exposed_offload_s);
     add_num(t, "sync_wait_s", it->sync_wait_s);
     add_num(t, "optimizer_s", s->optimizer_s);
     add_num(t, "tail_s", s->tail_s);
@@ -956,9 +959,11 @@ void ts_report_run_table(const struct ts_run_output *r, struct ts_buf *o)
         row_s(o, "exposed TP/CP communication", s->exposed_tp_s, T);
         row_s(o, "waiting on pipeline transfers", s->exposed_pp_s, T);
         double idle = T - s->compute_s - s->exposed_tp_s - s->exposed_pp_s - s->exposed_dp_s -
-                      s->optimizer_s - s->tail_s - it->sync_wait_s;
+                      s->exposed_offload_s - s->optimizer_s - s->tail_s - it->sync_wait_s;
         row_s(o, "pipeline bubble", idle > 1e-9 * T ? idle : 0.0, T);   // rounding is no bubble
         row_s(o, "exposed DP communication", s->exposed_dp_s, T);
+        if (s->exposed_offload_s > 0)
+            row_s(o, "waiting for activation offload", s->exposed_offload_s, T);
         row_s(o, "optimizer step", s->optimizer_s, T);
         row_s(o, "end-of-step communication", s->tail_s, T);
         row_s(o, "waiting for the slowest GPU", it->sync_wait_s, T);
@@ -976,6 +981,10 @@ void ts_report_run_table(const struct ts_run_output *r, struct ts_buf *o)
     for (size_t i = 0; i < TS_ARRAY_LEN(rows); i++)
         if (rows[i].v > 0)
             ts_buf_printf(o, "    %-30s %12s\n", rows[i].label, fmt_q(rows[i].v, TS_DIM_BYTES, a, sizeof a));
+    if (m->offloaded_bytes > 0)
+        ts_buf_printf(o, "    %-30s %12s   (host memory, %d layers)\n", "offloaded activations",
+                      fmt_q(m->offloaded_bytes, TS_DIM_BYTES, a, sizeof a),
+                      job->parallel.offload_layers);
     ts_buf_printf(o, "    %-30s %12s of %s  %s\n", "total", fmt_q(m->total_bytes, TS_DIM_BYTES, a, sizeof a),
                   fmt_q(it->memory_capacity_bytes, TS_DIM_BYTES, b, sizeof b),
                   it->feasible ? "(fits)" : "(DOES NOT FIT)");

@@ -266,8 +266,10 @@ int ts_accel_parse_ref(const struct ts_jnode *node, struct ts_accel *out, struct
 /* ---------------------------------------------------------------- system */
 
 static const char *const system_keys[] = {
-    "name", "accelerator", "gpus_per_node", "scale_up", "scale_out", "source", "notes", NULL,
+    "name", "accelerator", "gpus_per_node", "scale_up", "scale_out", "host_link", "source", "notes",
+    NULL,
 };
+static const char *const host_keys[] = {"bandwidth", "efficiency", NULL};
 static const char *const up_keys[] = {
     "bandwidth", "latency", "domain_size", "topology", "efficiency", "in_network_reduction",
     "reduction_efficiency", NULL,
@@ -394,6 +396,17 @@ int ts_system_parse(const struct ts_jnode *node, struct ts_system *s, struct ts_
     if (!ts_jnode_child(node, "scale_out", &c))
         return ts_err_at(err, node->file, c.path, "required key is missing");
     if ((rc = parse_level(&c, false, &s->scale_out, err)))
+        return rc;
+    /* host_link, optional: the GPU-host copy path of activation offload. Efficiency defaults
+     * to the rule of thumb of the other links (large transfers reach ~80% of link rate). */
+    s->host_efficiency = 0.8;
+    struct ts_jnode h;
+    if (ts_jnode_child(node, "host_link", &h) &&
+        ((rc = ts_jnode_check_keys(&h, host_keys, err)) ||
+         (rc = ts_jnode_get_quantity(&h, "bandwidth", TS_REQUIRED, TS_DIM_BYTES_PER_S, 1e6, 1e14,
+                                     &s->host_bandwidth, err)) ||
+         (rc = ts_jnode_get_quantity(&h, "efficiency", TS_OPTIONAL, TS_DIM_NUMBER, 0.01, 1.0,
+                                     &s->host_efficiency, err))))
         return rc;
     if (s->scale_out.bandwidth < 0)
         s->scale_out.bandwidth = -s->scale_out.bandwidth / s->gpus_per_node;

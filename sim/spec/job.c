@@ -47,7 +47,8 @@ static const char *const parallel_keys[] = {
     "first_stage_layers", "last_stage_layers", "order", "bucket_size", "fp32_grads",
     "grad_accum_fusion", "zero_group", "fsdp_unit_layers", "fsdp_prefetch",
     "fsdp_backward_prefetch", "ep", "etp", "moe_dispatcher", "moe_a2a_overlap",
-    "attention_unpad", "grad_reduce_dtype", "eager_loss", "fsdp_fp8_allgather", NULL,
+    "attention_unpad", "grad_reduce_dtype", "eager_loss", "fsdp_fp8_allgather", "offload_layers",
+    NULL,
 };
 
 static int parse_order(const struct ts_jnode *node, int order[TS_PDIM_COUNT], struct ts_err *err)
@@ -141,7 +142,9 @@ int ts_parallel_parse(const struct ts_jnode *node, struct ts_parallel *p, struct
         (rc = ts_jnode_get_int(node, "fsdp_unit_layers", TS_OPTIONAL, 1, 100000,
                                &p->fsdp_unit_layers, err)) ||
         (rc = ts_jnode_get_int(node, "fsdp_prefetch", TS_OPTIONAL, 0, TS_FSDP_PREFETCH_MAX,
-                               &p->fsdp_prefetch, err)))
+                               &p->fsdp_prefetch, err)) ||
+        (rc = ts_jnode_get_int(node, "offload_layers", TS_OPTIONAL, 0, 1 << 16,
+                               &p->offload_layers, err)))
         return rc;
     /* FSDP's backward prefetch. BACKWARD_PRE and BACKWARD_POST both issue the next unit's
      * all-gather before the unit's reduce-scatter (torch/distributed/fsdp/_runtime_utils.py:
@@ -318,6 +321,29 @@ int ts_job_validate(const struct ts_job *job, const char *file, struct ts_err *e
         return ts_err_at(err, file, "parallel.pp",
                          "%d does not divide layers (%d); choose another pp, or state an uneven "
                          "split with first_stage_layers / last_stage_layers", pp, m->layers);
+    }
+
+    if (p->offload_layers > 0) {
+        /* Megatron-Core's own limits (megatron/core/transformer/transformer_config.py
+         * __post_init__): fewer layers than the model has, no pipeline parallelism, no
+         * recomputation. */
+        if (p->offload_layers >= m->layers)
+            return ts_err_at(err, file, "parallel.offload_layers",
+                             "%d: offload fewer layers than the model has (%d), as Megatron-Core "
+                             "requires", p->offload_layers, m->layers);
+        if (pp > 1)
+            return ts_err_at(err, file, "parallel.offload_layers",
+                             "activation offload needs pp 1 (Megatron-Core has no activation "
+                             "offload with pipeline parallelism); this job has pp %d", pp);
+        if (p->recompute != TS_RECOMPUTE_NONE || p->recompute_policy.custom)
+            return ts_err_at(err, file, "parallel.offload_layers",
+                             "activation offload needs \"recompute\": \"none\" (Megatron-Core "
+                             "does not offload with recomputation)");
+        if (job->system.host_bandwidth <= 0)
+            return ts_err_at(err, file, "parallel.offload_layers",
+                             "system %s states no host_link (the GPU-host bandwidth the copies "
+                             "run at): add \"host_link\": {\"bandwidth\": ...} to the system",
+                             job->system.name);
     }
 
     int every = p->recompute_policy.custom ? p->recompute_policy.full_every : 0;

@@ -361,6 +361,10 @@ struct ts_system {
     int gpus_per_node;          // GPUs per node (billing and failure unit), e.g. 8
     struct ts_level scale_up;   // NVLink / Infinity Fabric domain
     struct ts_level scale_out;  // InfiniBand / RoCE / EFA fabric
+    double host_bandwidth;      // host_link: bytes/s per GPU per direction between the GPU and
+                                //   its host's memory (PCIe, NVLink-C2C) when every GPU of the
+                                //   node copies at once; 0 = not stated (no offload)
+    double host_efficiency;     // achieved fraction of host_bandwidth for large pinned copies
     char source[TS_SOURCE_MAX];
 };
 
@@ -533,6 +537,12 @@ struct ts_parallel {
                                 //   microbatch's compute (Megatron-Core 1F1B-interleaved
                                 //   overlap_moe_expert_parallel_comm, DualPipe-like); default
                                 //   the profile's (megatron-core: false)
+    int offload_layers;         // activations of the first this many transformer layers
+                                //   copied to host memory after their forward and back before
+                                //   their backward (Megatron-Core cpu_offloading_num_layers,
+                                //   Transformer Engine's double-buffered group offload);
+                                //   pp 1, no recomputation, fewer than the model's layers;
+                                //   needs the system's host_link; default 0
     unsigned given;             // bit (1 << enum ts_pkey): key given explicitly
     struct ts_sw_mech sw;       // mechanisms of the software profile
 };

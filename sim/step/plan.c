@@ -797,6 +797,22 @@ void ts_step_plan_build(const struct ts_job *job, const struct ts_compute *c,
                     x->params += mtp * c->mtp_extra_params_full / tp;
                 }
             }
+            if (par->offload_layers > 0) {
+                /* Activation offload (pp 1, v 1): each offloaded layer's tensors cross the
+                 * host link once each way per microbatch, hidden behind the layers of its
+                 * window (ts_offload_stall); the copy engines' HBM traffic (a few % of HBM
+                 * bandwidth) is not charged to the compute. */
+                struct ts_memory mem;
+                ts_memory_stage(job, c, k, &mem);
+                double copy_s = mem.offloaded_bytes / par->offload_layers /
+                                (sys->host_bandwidth * sys->host_efficiency);
+                x->fwd_offload_s = ts_offload_stall(layers, par->offload_layers,
+                                                    x->fwd_s / layers, copy_s);
+                x->bwd_offload_s = ts_offload_stall(layers, par->offload_layers,
+                                                    x->bwd_s / layers, copy_s);
+                x->fwd_s += x->fwd_offload_s;
+                x->bwd_s += x->bwd_offload_s;
+            }
             double x_experts = nm * M->expert_params;
             if (k == 0 && ch == 0) {
                 x->fwd_s += c->embed.fwd.time_s + emb_tp;

@@ -39,7 +39,7 @@ struct stage_state {
     bool computing_done;    // all tasks finished
     bool finished;          // optimizer and tail done
     double free_since;      // when the stream last became free
-    double busy_s, comm_s, pp_wait_s, z3_wait_s, z3_task_s;
+    double busy_s, comm_s, pp_wait_s, z3_wait_s, z3_task_s, offload_s;
     double compute_end_s;   // end of the last task
     double end_s;           // end of the iteration for this stage
     double dp_drain_s;      // gradient reduction after the last task
@@ -296,6 +296,7 @@ static void start_task(struct run *r, int stage, int idx)
     st->busy_s += dur;
     st->comm_s += comm;
     st->z3_task_s += t->kind == TS_TASK_F ? ch->fwd_z3_s : ch->bwd_z3_s;
+    st->offload_s += t->kind == TS_TASK_F ? ch->fwd_offload_s : ch->bwd_offload_s;
     ts_des_schedule(&s->des, now + dur, PRI_DONE, EV_TASK_DONE, stage, idx);
     if (r->trace)
         trace_add(r, stage, 0, t->kind, t->micro, t->chunk, now, now + dur);
@@ -637,10 +638,12 @@ void ts_step_simulate(struct ts_step_sim *s, const struct ts_step_plan *pl,
     out->critical_stage = crit;
     out->compute_s = 0.0;
     for (int k = 0; k < p; k++)
-        out->compute_s = fmax(out->compute_s, s->st[k].busy_s - s->st[k].comm_s - s->st[k].z3_task_s);
+        out->compute_s = fmax(out->compute_s, s->st[k].busy_s - s->st[k].comm_s -
+                                                  s->st[k].z3_task_s - s->st[k].offload_s);
     out->exposed_tp_s = cs->comm_s;
     out->exposed_pp_s = cs->pp_wait_s;
     out->exposed_dp_s = cs->dp_drain_s + cs->z3_wait_s + cs->z3_task_s;
+    out->exposed_offload_s = cs->offload_s;
     out->optimizer_s = pl->optimizer_s[crit];
     out->tail_s = pl->tail_s[crit];
     out->events = s->des.popped - popped0;

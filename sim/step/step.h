@@ -56,6 +56,8 @@ struct ts_step_chunk {
     double bwd_comm_s;      // part of bwd_s that is exposed TP/CP communication
     double fwd_z3_s;        // part of fwd_s that is exposed ZeRO-3 / FSDP unit traffic
     double bwd_z3_s;        // part of bwd_s that is exposed ZeRO-3 / FSDP unit traffic
+    double fwd_offload_s;   // part of fwd_s the compute waits for activation copies to the host
+    double bwd_offload_s;   // part of bwd_s the compute waits for their reloads
     double params;          // parameters on one GPU of this chunk (gradient buckets, ZeRO-3)
     int buckets;            // gradient buckets of this chunk (>= 1 when dp > 1)
     double bucket_latency_s;// fixed part of one bucket's reduction
@@ -137,6 +139,7 @@ struct ts_step_result {
     double exposed_pp_s;    // compute-stream waits caused by pipeline message transfer (critical stage)
     double exposed_dp_s;    // gradient reduction after the last backward, plus ZeRO-3 / FSDP
                             //   gathers and reductions not hidden (critical stage)
+    double exposed_offload_s; // waits for activation offload copies (critical stage)
     double optimizer_s;     // optimizer step of the critical stage
     double tail_s;          // end-of-iteration communication of the critical stage
     int critical_stage;     // stage that finishes last
