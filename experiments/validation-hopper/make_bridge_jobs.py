@@ -65,6 +65,15 @@ FSDP_RECIPES = {
                   "scripts/performance/helpers.py set_mcore_fsdp_configs: "
                   "data_parallel_sharding_strategy optim_grads_params (ZeRO-3), "
                   "gradient_accumulation_fusion False"},
+    ("25.11", "DGX-H100", "LLAMA3_8B", "8", "1", "128"): {
+        "offload_layers": 0, "recompute_layers": 0,
+        "source": "the table's own columns (FSDP 8, TP 1 PP 1 CP 1, MBS 1, GBS 128) are NeMo's "
+                  "H100 recipe of the 25.07-25.09 containers, NVIDIA/NeMo v2.5.0rc0 (commit "
+                  "date 2025-08-01) scripts/performance/recommended_model_configs/"
+                  "model_configs_h100.csv, row pre_train llama3 8b h100 fp8: use_mcore_fsdp 1, "
+                  "recompute_layers 0, activation_offload_layers 0 (the same in v2.4.0); "
+                  "Megatron-Bridge v0.2.0's LLAMA3_8B_H100_FP8_CS_BASE_CONFIG (no FSDP, 5 layers "
+                  "recomputed) does not match the published columns and is not used"},
     ("26.04.01", "DGX-GB200", "LLAMA3_70B", "64", "2", "256"): {
         "offload_layers": 40, "recompute_layers": 0,
         "source": "NVIDIA-NeMo/Megatron-Bridge v0.4.0 (commit 0fbfe7d3e970, 2026-04-16, the 26.04 "
@@ -79,10 +88,6 @@ FSDP_NOT_RUN = {
     ("25.07", "DGX-GB200", "LLAMA3.1-405B", "128", "1", "64"):
         "NeMo v2.4.0 model_configs_gb200.csv runs it with GBS 256, not the published 64, and "
         "offloads the activations of 95 of 126 layers (activation_offload_layers 95)",
-    ("25.11", "DGX-H100", "LLAMA3_8B", "8", "1", "128"):
-        "the table says FSDP 8 but the 25.11 recipe (Megatron-Bridge v0.2.0 "
-        "workload_base_configs.py LLAMA3_8B_H100_FP8_CS_BASE_CONFIG) runs no Megatron-FSDP and "
-        "recomputes 5 layers: the configuration is not known",
 }
 
 
