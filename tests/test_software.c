@@ -604,25 +604,78 @@ static void a_band_with_a_precision_validates_that_precision_only(void **state)
     snprintf(extra, sizeof extra, "%s%s]}", head, fp8);
     must_parse(parse_llama("dgx-h100", extra, &job, &err), &err);
     assert_int_equal(job.software.n_bands, 1);
-    const struct ts_sw_band *b = ts_software_band(&job.software, "h100-sxm", TS_PREC_FP8);
+    const struct ts_sw_band *b = ts_software_band(&job.software, "h100-sxm", TS_PREC_FP8, 4096);
     assert_non_null(b);
     assert_string_equal(b->rows, "r8");
-    assert_null(ts_software_band(&job.software, "h100-sxm", TS_PREC_BF16));
-    assert_null(ts_software_band(&job.software, "b200-sxm", TS_PREC_FP8));
+    assert_null(ts_software_band(&job.software, "h100-sxm", TS_PREC_BF16, 4096));
+    assert_null(ts_software_band(&job.software, "b200-sxm", TS_PREC_FP8, 4096));
     /* The run (bf16, the helper's job) is then not validated: the default band. */
     struct ts_run_band rb;
     ts_run_model_band(&job, true, &rb);
     assert_false(rb.validated);
     snprintf(extra, sizeof extra, "%s%s, %s]}", head, any, fp8);
     must_parse(parse_llama("dgx-h100", extra, &job, &err), &err);
-    assert_string_equal(ts_software_band(&job.software, "h100-sxm", TS_PREC_FP8)->rows, "r8");
-    assert_string_equal(ts_software_band(&job.software, "h100-sxm", TS_PREC_BF16)->rows, "ra");
+    assert_string_equal(ts_software_band(&job.software, "h100-sxm", TS_PREC_FP8, 4096)->rows, "r8");
+    assert_string_equal(ts_software_band(&job.software, "h100-sxm", TS_PREC_BF16, 4096)->rows, "ra");
     ts_run_model_band(&job, true, &rb);
     assert_true(rb.validated);
     assert_close(rb.min_error, -0.3, 0, 0);
     assert_close(rb.max_error, 0.2, 0, 0);
     snprintf(extra, sizeof extra, "%s%s, %s]}", head, fp8, fp8);
     expect_error(parse_llama("dgx-h100", extra, &job, &err), &err, "software.validation[1]");
+}
+
+/* A band may state the sequence lengths its rows ran at: it then validates runs at those lengths
+ * only, and wins there over the device's band without a range (which covers the other
+ * lengths); the precision still comes first. llama3-8b runs at 8192 tokens. */
+static void a_band_with_a_sequence_range_validates_those_lengths_only(void **state)
+{
+    (void)state;
+    const char *head = "\"software\": {\"name\": \"b\", \"description\": \"d\", \"source\": \"s\", "
+                       "\"validation\": [";
+    const char *std = "{\"device\": \"h100-sxm\", \"precision\": \"bf16\", \"rows\": \"short\", "
+                      "\"n_rows\": 3, \"min_error\": -0.05, \"max_error\": 0.02}";
+    const char *lng = "{\"device\": \"h100-sxm\", \"precision\": \"bf16\", \"min_seq_len\": 16384, "
+                      "\"rows\": \"long\", \"n_rows\": 7, \"min_error\": 0.18, \"max_error\": 0.32}";
+    const char *mid = "{\"device\": \"h100-sxm\", \"precision\": \"bf16\", \"min_seq_len\": 8192, "
+                      "\"max_seq_len\": 8192, \"rows\": \"mid\", \"n_rows\": 1, \"min_error\": 0.09, "
+                      "\"max_error\": 0.09}";
+    const char *any = "{\"device\": \"h100-sxm\", \"min_seq_len\": 4096, \"rows\": \"any\", "
+                      "\"n_rows\": 2, \"min_error\": -0.3, \"max_error\": 0.2}";
+    char extra[2048];
+    struct ts_job job;
+    struct ts_err err;
+    snprintf(extra, sizeof extra, "%s%s, %s, %s]}", head, std, lng, any);
+    must_parse(parse_llama("dgx-h100", extra, &job, &err), &err);
+    const struct ts_software *sw = &job.software;
+    assert_string_equal(ts_software_band(sw, "h100-sxm", TS_PREC_BF16, 4096)->rows, "short");
+    assert_string_equal(ts_software_band(sw, "h100-sxm", TS_PREC_BF16, 16383)->rows, "short");
+    assert_string_equal(ts_software_band(sw, "h100-sxm", TS_PREC_BF16, 16384)->rows, "long");
+    assert_string_equal(ts_software_band(sw, "h100-sxm", TS_PREC_BF16, 1 << 20)->rows, "long");
+    /* another precision: only the precision-less band, and only inside its range */
+    assert_string_equal(ts_software_band(sw, "h100-sxm", TS_PREC_FP8, 4096)->rows, "any");
+    assert_null(ts_software_band(sw, "h100-sxm", TS_PREC_FP8, 2048));
+    /* the run at 8192 takes the band without a range; with a band for exactly 8192, that one */
+    struct ts_run_band rb;
+    ts_run_model_band(&job, true, &rb);
+    assert_close(rb.max_error, 0.02, 0, 0);
+    snprintf(extra, sizeof extra, "%s%s, %s, %s]}", head, std, mid, lng);
+    must_parse(parse_llama("dgx-h100", extra, &job, &err), &err);
+    ts_run_model_band(&job, true, &rb);
+    assert_true(rb.validated);
+    assert_close(rb.min_error, 0.09, 0, 0);
+    assert_non_null(strstr(rb.source, "at this sequence length"));
+    /* ranges of one device and precision must not overlap; an empty range is refused */
+    const char *over = "{\"device\": \"h100-sxm\", \"precision\": \"bf16\", \"min_seq_len\": 4096, "
+                       "\"max_seq_len\": 16384, \"rows\": \"o\", \"n_rows\": 1, \"min_error\": 0, "
+                       "\"max_error\": 0}";
+    snprintf(extra, sizeof extra, "%s%s, %s]}", head, lng, over);
+    expect_error(parse_llama("dgx-h100", extra, &job, &err), &err, "software.validation[1]");
+    assert_non_null(strstr(err.msg, "overlapping sequence-length range"));
+    const char *empty = "{\"device\": \"h100-sxm\", \"min_seq_len\": 9000, \"max_seq_len\": 8000, "
+                        "\"rows\": \"e\", \"n_rows\": 1, \"min_error\": 0, \"max_error\": 0}";
+    snprintf(extra, sizeof extra, "%s%s]}", head, empty);
+    expect_error(parse_llama("dgx-h100", extra, &job, &err), &err, "max_seq_len 8000 is below");
 }
 
 /* The calibration rows still give their published figures with the shipped constants (a model
@@ -796,6 +849,7 @@ int main(void)
         cmocka_unit_test(blackwell_cudnn_is_the_gb200_frontend_run_and_megatron_core_takes_cudnn_on_hopper_only),
         cmocka_unit_test(nemo_2502_is_megatron_core_but_for_its_one_b200_constant),
         cmocka_unit_test(a_band_with_a_precision_validates_that_precision_only),
+        cmocka_unit_test(a_band_with_a_sequence_range_validates_those_lengths_only),
         cmocka_unit_test(a_file_without_generation_is_unknown_and_uses_its_flash_figures),
         cmocka_unit_test(unfused_ops_add_the_extra_bytes_counted_by_hand),
         cmocka_unit_test(a_host_bound_pass_lasts_its_kernels_times_the_dispatch_cost),

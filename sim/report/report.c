@@ -517,7 +517,7 @@ static void validation_of(const struct ts_job *job, const struct ts_iteration *i
     const struct ts_software *sw = &job->software;
     const char *dev = job->system.accel.name;
     memset(v, 0, sizeof *v);
-    v->band = ts_software_band(sw, dev, (int)job->precision);
+    v->band = ts_software_band(sw, dev, (int)job->precision, job->model.seq_len);
     for (int i = 0; i < sw->n_mfu; i++)
         if (strcmp(sw->max_mfu[i].device, dev) == 0 && sw->max_mfu[i].precision == (int)job->precision)
             v->mfu = &sw->max_mfu[i];
@@ -547,6 +547,11 @@ static cJSON *validation_json(const struct ts_job *job, const struct ts_iteratio
         cJSON_AddStringToObject(b, "source", v.band->rows);
         if (v.band->precision >= 0)
             cJSON_AddStringToObject(b, "precision", ts_precision_names[v.band->precision]);
+        if (v.band->max_seq_len > 0) {     /* an open range states no maximum */
+            add_num(b, "min_seq_len", v.band->min_seq_len);
+            if (v.band->max_seq_len < (1 << 30))
+                add_num(b, "max_seq_len", v.band->max_seq_len);
+        }
     }
     if (v.mfu) {
         cJSON *m = cJSON_AddObjectToObject(o, "max_published_mfu");
@@ -564,10 +569,16 @@ void ts_report_validation_text(const struct ts_job *job, const struct ts_iterati
     validation_of(job, it, &v);
     const char *dev = job->system.accel.name;
     ts_buf_printf(o, "\nSoftware %s on %s\n", job->software.name, dev);
+    char range[96] = "";
+    if (v.band && v.band->max_seq_len > 0 && v.band->max_seq_len < (1 << 30))
+        snprintf(range, sizeof range, " at %d-%d tokens", v.band->min_seq_len,
+                 v.band->max_seq_len);
+    else if (v.band && v.band->max_seq_len > 0)
+        snprintf(range, sizeof range, " at %d tokens and more", v.band->min_seq_len);
     if (v.band)
-        ts_buf_printf(o, "    validated: %s%s%s %+.0f%% .. %+.0f%% over %d published rows (%s)\n", dev,
-                      v.band->precision >= 0 ? " in " : "",
-                      v.band->precision >= 0 ? ts_precision_names[v.band->precision] : "",
+        ts_buf_printf(o, "    validated: %s%s%s%s %+.0f%% .. %+.0f%% over %d published rows (%s)\n",
+                      dev, v.band->precision >= 0 ? " in " : "",
+                      v.band->precision >= 0 ? ts_precision_names[v.band->precision] : "", range,
                       100 * v.band->min_error, 100 * v.band->max_error, v.band->n_rows, v.band->rows);
     else
         ts_buf_printf(o, "    not validated: no published %s row on %s in %s has been compared; "

@@ -38,14 +38,16 @@ void ts_run_model_band(const struct ts_job *job, bool on, struct ts_run_band *ou
     memset(out, 0, sizeof *out);
     out->on = on;
     const struct ts_software *sw = &job->software;
-    const struct ts_sw_band *b = ts_software_band(sw, job->system.accel.name, (int)job->precision);
+    const struct ts_sw_band *b = ts_software_band(sw, job->system.accel.name, (int)job->precision,
+                                                  job->model.seq_len);
     if (b) {
         out->validated = true;
         out->min_error = b->min_error;
         out->max_error = b->max_error;
-        snprintf(out->source, sizeof out->source, "%s on %s%s%s: %s (%d rows)", sw->name,
+        snprintf(out->source, sizeof out->source, "%s on %s%s%s%s: %s (%d rows)", sw->name,
                  job->system.accel.name, b->precision >= 0 ? " in " : "",
-                 b->precision >= 0 ? ts_precision_names[b->precision] : "", b->rows, b->n_rows);
+                 b->precision >= 0 ? ts_precision_names[b->precision] : "",
+                 b->max_seq_len > 0 ? " at this sequence length" : "", b->rows, b->n_rows);
         return;
     }
     out->min_error = TS_RUN_BAND_DEFAULT_MIN;

@@ -237,9 +237,9 @@ void ts_sens_apply_sweep(struct ts_sweep *sw, enum ts_sens_input in, double m)
 }
 
 bool ts_sens_throughput_range(const struct ts_software *sw, const char *device, int precision,
-                              double *lo, double *hi)
+                              int seq_len, double *lo, double *hi)
 {
-    const struct ts_sw_band *b = ts_software_band(sw, device, precision);
+    const struct ts_sw_band *b = ts_software_band(sw, device, precision, seq_len);
     if (b) {
         /* error = predicted / published - 1, so published / predicted = 1 / (1 + error). */
         *lo = 1.0 / (1.0 + b->max_error);
@@ -596,7 +596,8 @@ static int analyse(struct subject *s, struct ts_sensitivity *out, struct ts_err 
                                 : s->sw->systems[out->base.found ? out->base.system : 0].accel.name;
     double tlo, thi;
     int precision = (int)(s->job ? s->job->precision : s->sw->precision);
-    bool validated = ts_sens_throughput_range(sft, device, precision, &tlo, &thi);
+    int seq_len = s->job ? s->job->model.seq_len : s->sw->model.seq_len;
+    bool validated = ts_sens_throughput_range(sft, device, precision, seq_len, &tlo, &thi);
     for (int in = 0; in < TS_SENS_COUNT; in++) {
         struct ts_sens_row *r = &out->rows[out->n_rows++];
         memset(r, 0, sizeof *r);

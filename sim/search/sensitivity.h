@@ -104,11 +104,11 @@ int ts_job_replication_bills(const struct ts_job *job, const struct ts_iteration
 void ts_sens_apply_job(struct ts_job *job, enum ts_sens_input in, double m);
 void ts_sens_apply_sweep(struct ts_sweep *sw, enum ts_sens_input in, double m);
 
-/* The throughput range of a profile on a device in a precision (ts_software_band): the band's
- * published / predicted speed factors (*lo <= 1 <= *hi not guaranteed), or 0.8 .. 1.2 when it
- * has no band there. Returns whether the device is validated. */
+/* The throughput range of a profile on a device in a precision at a sequence length
+ * (ts_software_band): the band's published / predicted speed factors (*lo <= 1 <= *hi not
+ * guaranteed), or 0.8 .. 1.2 when it has no band there. Returns whether it is validated. */
 bool ts_sens_throughput_range(const struct ts_software *sw, const char *device, int precision,
-                              double *lo, double *hi);
+                              int seq_len, double *lo, double *hi);
 
 /* Bisection of a monotone predicate on [a, b] in log space: pred(a) holds, pred(b) does not.
  * Returns the point where it flips after `steps` halvings (the last point known to hold),

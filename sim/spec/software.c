@@ -100,9 +100,10 @@
  *                                    profile may fit "zero3_comm_scale" (a multiplier on the
  *                                    bandwidth time of each ZeRO-3 collective) instead of
  *                                    compute_scale
- *   validation                       [{"device", "rows", "n_rows", "min_error",
- *                                    "max_error"}]: residual band of the profile's
- *                                    validation rows per device
+ *   validation                       [{"device", "precision", "min_seq_len", "max_seq_len",
+ *                                    "rows", "n_rows", "min_error", "max_error"}]: residual
+ *                                    band of the profile's validation rows per device
+ *                                    (optionally per precision and sequence-length range)
  *   max_published_mfu                [{"device", "precision", "mfu", "row"}]: the highest MFU
  *                                    published for the stack on a device, over the peak of
  *                                    that precision (a job of the same precision above it
@@ -165,8 +166,8 @@ static const char *const launch_keys[] = {"host_dispatch", "kernel_latency", NUL
 static const char *const cal_keys[] = {"note", "constants", NULL};
 static const char *const const_keys[] = {"device", "compute_scale", "zero3_comm_scale", "row",
                                          NULL};
-static const char *const band_keys[] = {"device", "precision", "rows", "n_rows", "min_error",
-                                        "max_error", NULL};
+static const char *const band_keys[] = {"device", "precision", "min_seq_len", "max_seq_len",
+                                        "rows", "n_rows", "min_error", "max_error", NULL};
 static const char *const mfu_keys[] = {"device", "precision", "mfu", "row", NULL};
 
 /* A kernel name a profile may use for "flash" (any fused kernel or "standard"). */
@@ -289,6 +290,10 @@ static int band_item(const struct ts_jnode *it, int i, void *ctx, struct ts_err 
         (rc = parse_string_item(it, "device", b->device, sizeof b->device, err)) ||
         (rc = ts_jnode_get_enum(it, "precision", TS_OPTIONAL, ts_precision_names, TS_PREC_COUNT,
                                 &b->precision, err)) ||
+        (rc = ts_jnode_get_int(it, "min_seq_len", TS_OPTIONAL, 1, 1 << 30, &b->min_seq_len,
+                               err)) ||
+        (rc = ts_jnode_get_int(it, "max_seq_len", TS_OPTIONAL, 1, 1 << 30, &b->max_seq_len,
+                               err)) ||
         (rc = parse_string_item(it, "rows", b->rows, sizeof b->rows, err)) ||
         (rc = ts_jnode_get_int(it, "n_rows", TS_REQUIRED, 1, 100000, &b->n_rows, err)) ||
         (rc = ts_jnode_get_quantity(it, "min_error", TS_REQUIRED, TS_DIM_NUMBER, -1.0, 10.0,
@@ -296,12 +301,28 @@ static int band_item(const struct ts_jnode *it, int i, void *ctx, struct ts_err 
         (rc = ts_jnode_get_quantity(it, "max_error", TS_REQUIRED, TS_DIM_NUMBER, -1.0, 10.0,
                                     &b->max_error, err)))
         return rc;
+    bool ranged = b->min_seq_len > 0 || b->max_seq_len > 0;
+    if (ranged && b->max_seq_len == 0)
+        b->max_seq_len = 1 << 30;
+    if (ranged && b->max_seq_len < b->min_seq_len)
+        return ts_err_at(err, it->file, it->path, "max_seq_len %d is below min_seq_len %d",
+                         b->max_seq_len, b->min_seq_len);
     const struct ts_software *sw = ctx;
-    for (int j = 0; j < i; j++)
-        if (strcmp(sw->bands[j].device, b->device) == 0 && sw->bands[j].precision == b->precision)
-            return ts_err_at(err, it->file, it->path, "a second band for %s%s%s; one per device "
-                             "and precision", b->device, b->precision >= 0 ? " in " : "",
-                             b->precision >= 0 ? ts_precision_names[b->precision] : "");
+    for (int j = 0; j < i; j++) {
+        const struct ts_sw_band *o = &sw->bands[j];
+        bool o_ranged = o->max_seq_len > 0;
+        /* two bands of one device and precision must not claim the same lengths: both
+         * without a range, or with overlapping ranges */
+        bool overlap = ranged == o_ranged &&
+                       (!ranged || (b->min_seq_len <= o->max_seq_len &&
+                                    o->min_seq_len <= b->max_seq_len));
+        if (strcmp(o->device, b->device) == 0 && o->precision == b->precision && overlap)
+            return ts_err_at(err, it->file, it->path, "a second band for %s%s%s%s; one per "
+                             "device, precision and sequence-length range", b->device,
+                             b->precision >= 0 ? " in " : "",
+                             b->precision >= 0 ? ts_precision_names[b->precision] : "",
+                             ranged ? " over an overlapping sequence-length range" : "");
+    }
     if (b->max_error < b->min_error)
         return ts_err_at(err, it->file, it->path, "max_error %g is below min_error %g",
                          b->max_error, b->min_error);
@@ -309,19 +330,23 @@ static int band_item(const struct ts_jnode *it, int i, void *ctx, struct ts_err 
 }
 
 const struct ts_sw_band *ts_software_band(const struct ts_software *sw, const char *device,
-                                          int precision)
+                                          int precision, int seq_len)
 {
-    const struct ts_sw_band *any = NULL;
+    const struct ts_sw_band *best = NULL;
+    int best_rank = -1;
     for (int i = 0; i < sw->n_bands; i++) {
         const struct ts_sw_band *b = &sw->bands[i];
-        if (strcmp(b->device, device) != 0)
+        bool ranged = b->max_seq_len > 0;
+        if (strcmp(b->device, device) != 0 || (b->precision >= 0 && b->precision != precision) ||
+            (ranged && (seq_len < b->min_seq_len || seq_len > b->max_seq_len)))
             continue;
-        if (b->precision == precision)
-            return b;
-        if (b->precision < 0 && !any)
-            any = b;
+        int rank = (b->precision >= 0 ? 2 : 0) + (ranged ? 1 : 0);
+        if (rank > best_rank) {
+            best = b;
+            best_rank = rank;
+        }
     }
-    return any;
+    return best;
 }
 
 static int mfu_item(const struct ts_jnode *it, int i, void *ctx, struct ts_err *err)

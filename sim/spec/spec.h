@@ -556,6 +556,9 @@ struct ts_parallel {
 struct ts_sw_band {
     char device[TS_NAME_MAX];   // accelerator name, e.g. "a100-sxm-80g"
     int precision;              // enum ts_precision its rows ran in, or -1: any precision
+    int min_seq_len;            // the sequence lengths its rows ran at, min_seq_len ..
+    int max_seq_len;            //   max_seq_len; 0 .. 0: any length (the band then covers
+                                //   the lengths no band with a range claims)
     char rows[TS_SW_ROW_MAX];   // which rows, e.g. "Narayanan et al. SC21 Table 1, 10 rows"
     int n_rows;
     double min_error, max_error;// predicted / published - 1, e.g. -0.06 .. 0.09
@@ -587,10 +590,12 @@ struct ts_software {
     struct ts_sw_mfu max_mfu[TS_SW_BANDS_MAX];
 };
 
-/* The profile's residual band for a run on `device` in `precision`: the band stated for that
- * precision, else one stated for any precision, else NULL (not validated there). */
+/* The profile's residual band for a run on `device` in `precision` at sequence length
+ * `seq_len`: among the device's bands whose precision is the run's or unstated and whose
+ * sequence range holds seq_len (or that state none), the one stated for the precision first,
+ * then the one stated for the length; NULL when none (not validated there). */
 const struct ts_sw_band *ts_software_band(const struct ts_software *sw, const char *device,
-                                          int precision);
+                                          int precision, int seq_len);
 
 /* The built-in defaults (the megatron-core mechanisms; no name, no bands). */
 void ts_software_defaults(struct ts_software *sw);
