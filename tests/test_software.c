@@ -688,7 +688,8 @@ static void nemo_2502_is_megatron_core_but_for_its_one_b200_constant(void **stat
     (void)state;
 #define CAL_JOB "{\"model\": \"llama3-8b\", \"system\": \"%s\", \"gpus\": 8, " \
                 "\"global_batch\": 128, \"precision\": \"fp8\", \"software\": \"%s\", " \
-                "\"parallel\": {\"microbatch\": %d, \"zero\": 1, \"grad_reduce_dtype\": \"bf16\"}}"
+                "\"parallel\": {\"microbatch\": %d, \"zero\": 1, \"fp32_grads\": false, " \
+                "\"grad_reduce_dtype\": \"bf16\"}}"
     const char *profile[] = {"megatron-core", "nemo-2502"};
     const double published[] = {30624.0, 26006.0};
     struct ts_job job;

@@ -78,8 +78,11 @@ ROWS = {
     # commit 78f445f, 2025-01-30); the 24.12 container's NeMo 2.1.0 predates it (fp32).
     # Megatron-Bridge v0.2.0 (the 25.11 container) reduces gradients in bf16 too
     # (scripts/performance/configs/llama3/llama3_llm_pretrain.py: grad_reduce_in_fp32 False).
+    # With grad_reduce_in_fp32 False Megatron-Core also accumulates them in bf16: its gradient
+    # buffer (main_grad) takes the parameters' dtype (megatron/core/distributed/
+    # param_and_grad_buffer.py), so fp32_grads is false.
     "b200-sxm": ("dgx-b200", "llama3-8b", 8192, 8, 128, 2,
-                 {"tp": 1, "pp": 1, "grad_reduce_dtype": "bf16"}, 30624,
+                 {"tp": 1, "pp": 1, "fp32_grads": False, "grad_reduce_dtype": "bf16"}, 30624,
                  "NVIDIA NeMo 25.11 performance summary (Megatron-Bridge docs/performance-summary-"
                  "archive.md at 067f987df03b), DGX-B200 FP8-CS, LLAMA3_8B, 8 GPUs"),
 }
@@ -89,7 +92,8 @@ ROWS = {
 # runs' gradients in bf16 (commit 78f445f, 2025-01-30).
 PROFILE_ROWS = {
     ("nemo-2502", "b200-sxm"): (
-        ("dgx-b200", "llama3-8b", 8192, 8, 128, 2, {"tp": 1, "pp": 1, "grad_reduce_dtype": "bf16"},
+        ("dgx-b200", "llama3-8b", 8192, 8, 128, 2,
+         {"tp": 1, "pp": 1, "fp32_grads": False, "grad_reduce_dtype": "bf16"},
          26006, "NVIDIA NeMo 25.02 performance summary, DGX-B200 FP8, LLAMA3-8B, 8 GPUs "
          "(configs/validation/nemo-b200-* name this profile)")),
 }

@@ -18,8 +18,12 @@ listed by --examined only, with the reason.
 What every job states, from the recipes (NVIDIA-NeMo/Megatron-Bridge at v0.2.0: scripts/
 performance/configs/llama3/llama3_llm_pretrain.py, llama31/llama31_llm_pretrain.py;
 NVIDIA/NeMo v2.2.0 scripts/llm/performance for the 25.02-25.07 rows):
-  * gradients reduced in bf16: set_llama31_common_configs / the llama3 equivalents set
-    grad_reduce_in_fp32 False; NeMo's performance scripts since commit 78f445f (2025-01-30);
+  * gradients accumulated and reduced in bf16 (fp32_grads false): set_llama31_common_configs /
+    the llama3 equivalents set grad_reduce_in_fp32 False, NeMo's performance scripts since
+    commit 78f445f (2025-01-30); Megatron-Core's gradient buffer, into which main_grad
+    accumulates, then takes the parameters' dtype (megatron/core/distributed/
+    param_and_grad_buffer.py: grad_dtype = torch.float if grad_reduce_in_fp32 else
+    param.dtype; local fp32 accumulation is opt-in only since 2026-03);
   * the distributed optimizer (use_distributed_optimizer True: zero 1);
   * with TP > 1, sequence parallelism and userbuffers TP overlap (the recipes' comm_overlap
     tp_comm_overlap_cfg userbuffers_*);
@@ -140,7 +144,7 @@ def job_for(x):
     name = "nemo-%s-%s-%dgpu-%s" % (short, model, gpus, rel.replace(".", ""))
     fsdp = FSDP_RECIPES.get(fsdp_key(x))
     par = {"tp": tp, "pp": pp, "cp": cp, "microbatch": mbs, "zero": 3 if fsdp else 1,
-           "grad_reduce_dtype": "bf16"}
+           "fp32_grads": False, "grad_reduce_dtype": "bf16"}
     if fsdp:
         par["grad_accum_fusion"] = False
         if fsdp["offload_layers"]:
@@ -166,7 +170,7 @@ def job_for(x):
     desc = ("NVIDIA %s performance summary, section '%s', pre-training: %s on %d GPUs, %s, GBS %d, "
             "MBS %d, seq %s, TP %d PP %d CP %d VP %s -> %s tokens/s/GPU published. Source: %s, "
             "row: %s Recipe settings (experiments/validation-hopper/make_bridge_jobs.py): "
-            "%s, gradients reduced in bf16 (grad_reduce_in_fp32 "
+            "%s, gradients accumulated and reduced in bf16 (grad_reduce_in_fp32 "
             "False)%s, no activation recomputation.%s"
             % (rel, x["table_heading"], x["model_as_published"], gpus, prec, gbs, mbs,
                x["seq_len"], tp, pp, cp, x["vp"], x["tokens_per_s_per_gpu"], where,
